@@ -107,6 +107,7 @@ def test_help_says_a_list_flag_takes_one_value_each_and_paths_impact_source_answ
     assert out == direct(env, "impact", {"id": node_id, "depth": 3})
     text = invoke(env, "paths", node_id, node_id, "-p", project, "-e", "EXTENDS", "--max-depth", "2").output
     assert text.startswith("0 path(s) from com.shop.orders.service.OrderServiceImpl") and "note: no path" in text
+    assert "within 2 hops (calls)" in text.splitlines()[0]   # max_depth counts calls, as the tool's note says
 
 
 #: Command lines each refused for a reason a message states, and the flags that message must name.

@@ -147,6 +147,7 @@ ANGULAR_JS = '''(function(angular) {
             $http.get('/api/cart/cart/' + $scope.data.id);
             $http({url: '/api/catalogue/categories'});
             $location.get('/not/a/request');
+            $http({method: 'jsonp', url: '/api/feed'});
         }
     });
 })(angular);
@@ -183,4 +184,31 @@ def test_angularjs_http_calls_are_clients(tmp_path: Path):
                      ("shop/src/orders.ts", 12, "PUT", "/api/orders"),
                      ("web/static/js/controller.js", 5, "POST", "/api/payment/pay/{id}"),
                      ("web/static/js/controller.js", 12, "GET", "/api/cart/cart/{id}"),
-                     ("web/static/js/controller.js", 13, "GET", "/api/catalogue/categories")]
+                     ("web/static/js/controller.js", 13, "GET", "/api/catalogue/categories"),
+                     ("web/static/js/controller.js", 15, "GET", "/api/feed")]   # JSONP is a GET
+
+
+AXIOS_NAMED_HTTP = '''import axios from "axios";
+
+const $http = axios.create({ baseURL: "http://orders:3000" });
+
+export function listOrders() {
+  return $http.get("/orders");
+}
+'''
+
+
+def test_an_axios_instance_named_dollar_http_stays_axios(tmp_path: Path):
+    """``$http`` is also a common name for an axios instance (Vue projects): it is read as axios, with its
+    ``baseURL``, before the name is taken for AngularJS's service."""
+    (tmp_path / "web/src").mkdir(parents=True)
+    (tmp_path / "web/package.json").write_text('{"name": "web", "version": "1.0.0", "dependencies": {"axios": "1"}}\n')
+    (tmp_path / "web/src/api.js").write_text(AXIOS_NAMED_HTTP)
+    # a wrapper of that name imported through a path alias, or declared in the file: the project's own, not a client
+    (tmp_path / "web/src/users.js").write_text('import $http from "@/utils/http";\n\nexport const me = () => $http.get("/me");\n')
+    (tmp_path / "web/src/wrap.js").write_text('function $http(options) { return fetch(options.url); }\n\n'
+                                              'export const stock = () => $http({ url: "/stock" });\n')
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    found = sorted((n.props["client_kind"], n.props["http_method"], n.props.get("target_url"),
+                    n.props.get("target_service")) for n in nodes.values() if n.kind == "client")
+    assert found == [("axios", "GET", "http://orders:3000/orders", "orders"), ("fetch", "GET", "{url}", None)]

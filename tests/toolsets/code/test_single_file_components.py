@@ -114,3 +114,82 @@ def test_a_relative_url_under_an_unknown_base_is_no_host(tmp_path: Path):
     clients = _clients(root)
     label, match = clients[("web/src/components/PlaceOrder.vue", 5)]
     assert match == "unresolved" and label.startswith("POST ? ") and label.endswith("/orders"), label
+
+
+def test_a_url_that_starts_with_a_variable_stays_whole_on_an_instance(tmp_path: Path):
+    """``api.post(process.env.PAYMENTS_URL + "/orders")`` on an instance with a ``baseURL``: whether the variable's value
+    is absolute is known only once it is settled, so the base is not put in front of it (before: ``POST orders
+    /http:/payments:8000/orders``, a link to the instance's service)."""
+    root = write_tree(tmp_path / "shop", {
+        **orders_service(), **orders_service("payments"),
+        "docker-compose.yml": "services:\n  orders:\n    build: ./orders\n  payments:\n    build: ./payments\n"
+                              "  web:\n    build: ./web\n    environment:\n      PAYMENTS_URL: http://payments:8000\n",
+        "web/package.json": '{"name": "web", "dependencies": {"axios": "^1.6.0"}}', "web/Dockerfile": "FROM node:20\n",
+        "web/src/api.js": API,
+        "web/src/pay.js": 'import { HTTP } from "./api";\n\n'
+                          'export const pay = () => HTTP.post(process.env.PAYMENTS_URL + "/orders");\n'})
+    assert _clients(root)[("web/src/pay.js", 3)] == ("POST payments /orders", "cross_service")
+
+
+def test_a_relative_url_without_a_base_is_no_host(tmp_path: Path):
+    """``axios.get("orders")`` (no ``baseURL``): a path relative to the page or process, never a host ``orders``
+    (before: ``GET orders /``, linked to the service ``orders``)."""
+    root = write_tree(tmp_path / "shop", {
+        **orders_service(),
+        "web/package.json": '{"name": "web", "dependencies": {"axios": "^1.6.0"}}', "web/Dockerfile": "FROM node:20\n",
+        "web/src/list.js": 'import axios from "axios";\n\nexport const list = () => axios.get("orders");\n'})
+    label, match = _clients(root)[("web/src/list.js", 3)]
+    assert match == "unresolved" and label.startswith("GET ? ") and label.endswith("/orders"), label
+
+
+DOCS_AND_COMMENTS = """<template>
+  <div v-if="open"><template v-if="a"><b>x</b></template></div>
+</template>
+
+<script setup lang="ts" generic="T extends Record<string, unknown>">
+import { HTTP } from "../api";
+
+const open = (id: T) => HTTP.get(`orders/${id}`);
+</script>
+
+<docs>
+```vue
+<script>
+export default { mounted() { HTTP.delete("orders/1"); } };
+</script>
+```
+</docs>
+
+<!-- <script>HTTP.put("orders/2")</script> -->
+"""
+
+SVELTE_HEAD = """<script>
+  import { HTTP } from "./api.js";
+  const reorder = (id) => HTTP.post("orders", { id });
+</script>
+
+<svelte:head>
+  <script type="application/ld+json">{ "@context": "https://schema.org", "name": "shop" }</script>
+  <script>window.dataLayer.push({ event: "view" });</script>
+</svelte:head>
+
+<br>
+<p>Again</p>
+"""
+
+
+def test_only_the_components_own_script_blocks_are_code():
+    """A ``<script>`` inside a custom block (``<docs>``' example), an HTML comment or an element (Svelte's
+    ``<svelte:head>``) is not the component's code; an attribute value may hold ``>`` (``generic="T extends
+    Record<string, unknown>"``)."""
+    facts = extract("web/src/components/Open.vue", DOCS_AND_COMMENTS.encode())
+    assert facts.language == "typescript"
+    assert [(c.name, c.line) for c in facts.calls if c.name in ("get", "delete", "put")] == [("get", 8)]
+    facts = extract("web/src/Reorder.svelte", SVELTE_HEAD.encode())
+    assert [(c.name, c.line) for c in facts.calls] == [("post", 3)]
+
+
+def test_a_tsx_block_is_read_with_the_tsx_grammar():
+    component = b'<script lang="tsx">\nexport const Row = () => <div onClick={() => HTTP.get("orders/1")} />;\n</script>\n'
+    assert component_script(component)[1:] == (True, True)
+    assert [(c.name, c.line) for c in extract("web/src/Row.vue", component).calls] == [("get", 2)]

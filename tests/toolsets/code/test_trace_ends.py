@@ -133,3 +133,85 @@ def test_a_trace_to_a_csharp_interface_method_goes_on_to_its_one_implementation_
     assert down.note == "Billing.InvoiceHandler stands for the 3 symbols it declares"  # a field, a constructor, a method
     # a method is itself: nothing to say
     assert run(*project, "impact", id=node(project, "InvoiceHandler.Handle"), direction="out").note is None
+
+
+JAVA_SUBCLASS = """package docs;
+
+public class SignedPdfReportGenerator extends PdfReportGenerator {
+    @Override
+    public byte[] generate(String policy) { return sign(super.generate(policy)); }
+
+    private byte[] sign(byte[] bytes) { return bytes; }
+}
+"""
+
+
+def test_an_implementation_overridden_again_is_not_the_one_that_runs(tmp_path: Path, runtime):
+    """The interface's one direct implementation is overridden in a subclass: either may be wired in, so the trace
+    stops at the interface (an override of an override is an implementation too)."""
+    _, out = _java_trace(tmp_path, runtime, {"PdfReportGenerator": JAVA_ADAPTER, "SignedPdfReportGenerator": JAVA_SUBCLASS})
+    assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate")]
+    assert out.note is None
+
+
+JAVA_FEIGN = """package docs;
+
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.PostMapping;
+
+@FeignClient(name = "reports", fallback = ReportGeneratorFallback.class)
+public interface ReportGenerator {
+    @PostMapping("/reports")
+    byte[] generate(String policy);
+}
+"""
+JAVA_FALLBACK = """package docs;
+
+public class ReportGeneratorFallback implements ReportGenerator {
+    @Override
+    public byte[] generate(String policy) { return new byte[0]; }
+}
+"""
+
+
+def test_a_declarative_client_method_is_not_carried_on_to_its_fallback(tmp_path: Path, runtime):
+    """A Feign interface's method runs the framework's proxy (the HTTP call); its one written implementation is the
+    fallback, run only when the call fails (piggymetrics' ``StatisticsServiceClientFallback``, micronaut-poc's
+    ``ProductGatewayClientFallback``): the trace stops at the client method."""
+    files = {"pom.xml": "<project><artifactId>docs</artifactId></project>",
+             "src/main/java/docs/PolicyListener.java": JAVA_LISTENER,
+             "src/main/java/docs/ReportGenerator.java": JAVA_FEIGN,
+             "src/main/java/docs/ReportGeneratorFallback.java": JAVA_FALLBACK}
+    project = (runtime, write_tree(tmp_path / "docs", files))
+    assert run(*project, "find", kind="client").total == 1
+    out = run(*project, "paths", from_id=node(project, "PolicyListener.onPolicyRegistered"),
+              to_id=node(project, "ReportGenerator.generate"))
+    assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate")]
+    assert out.note is None
+
+
+CS_CALLER = """namespace Billing;
+
+public class Caller
+{
+    private readonly IInvoiceStore _store;
+
+    public void Go() { _store.Save("x"); }
+}
+"""
+
+
+def test_an_end_that_holds_the_implementation_too_shows_each_path_once(tmp_path: Path, runtime):
+    """A file that declares the interface and its implementation stands for both: the path to the interface method
+    carried on is the path to the implementation, found as it is, and shown once."""
+    tree = write_tree(tmp_path / "billing", {
+        "Billing.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "InvoiceHandler.cs": CS_HANDLER,
+        "Caller.cs": CS_CALLER})
+    project = (runtime, tree)
+    files = run(*project, "find", kind="symbol", filter={"symbol_kind": "file"}).results
+    out = run(*project, "paths", from_id=node(project, "Caller.Go"),
+              to_id=next(f.id for f in files if f.label == "InvoiceHandler.cs"))
+    drawn = [[(h.source.id, h.edge, h.target.id) for h in p.hops] for p in out.paths]
+    assert len(drawn) == len(set(map(tuple, drawn))) == 2   # to SqlInvoiceStore.Save, and on to its Write
+    assert _hops(out) == [("Caller.Go", "CALLS", "IInvoiceStore.Save"),
+                          ("IInvoiceStore.Save", "OVERRIDDEN_BY", "SqlInvoiceStore.Save")]

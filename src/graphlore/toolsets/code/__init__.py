@@ -290,7 +290,7 @@ TOOLSET = Toolset(
                   "id": Arg(positional=True), "edge_types": Arg(short="-e", metavar="KEY"),
                   "direction": Arg(short="-d"), "project_path": PROJECT, "limit": Arg(short="-n")})),
         _spec("paths",
-              "Every path from one node to another up to max_depth edges (shortest first), each hop with its "
+              "Every path from one node to another up to max_depth hops (calls; default 10), shortest first, each hop with its "
               "edge and both ends: a call trace in one call. By default the flow of a request: CALLS, an "
               "interface method to its overrides, a method to its clients and producers, HTTP/gRPC/async links "
               "across services, a route to its handler. A class stands for its members.",

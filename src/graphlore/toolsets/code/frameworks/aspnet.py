@@ -4,9 +4,10 @@
 conventional route table: its path is unknown): a controller (``[ApiController]``, a ``Controller``/``ControllerBase``
 subclass, or a class whose name ends in ``Controller``) maps each action with ``[HttpGet("...")]`` ...
 ``[HttpPatch]`` (or ``[Route("...")]`` alone: any method) under each class-level ``[Route("...")]``; the
-``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the method name as written
+``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the action's name as written
 (``DroneDeliveriesController`` -> ``DroneDeliveries``: the path ASP.NET publishes; it matches requests without case,
-and so do the links to these routes), and an action template starting with ``/`` or ``~/`` ignores the class's. Minimal APIs: ``MapGet(path, handler)``
+and so do the links to these routes; the action's name is its ``[ActionName]``, else the method's without ``Async``),
+``[area]`` the class's ``[Area]``, and an action template starting with ``/`` or ``~/`` ignores the class's. Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
 ``MapGroup(prefix)`` group: a group's chained conventions (``.WithTags(..)``) keep it, groups nest, a local holds
 what it was made with (unknown when it is given several values), and a builder parameter holds what each caller
@@ -160,21 +161,37 @@ def _controller(sym, anns: dict[str, AnnotationFact]) -> bool:
     return "ApiController" in anns or bool(bases & {"Controller", "ControllerBase"}) or sym.name.endswith("Controller")
 
 
-def _tokens(template: str, controller: str, action: str) -> str:
-    """``[controller]`` and ``[action]`` replaced with the names as written, as ASP.NET's token replacement does (a link
-    matches them without case: `links.CASELESS`)."""
-    return re.sub(r"\[controller\]", lambda _: controller, re.sub(r"\[action\]", lambda _: action, template, flags=re.I),
-                  flags=re.I)
+def _tokens(value: Folded, tokens: dict[str, Folded]) -> Folded:
+    """``[controller]``, ``[action]`` and ``[area]`` replaced with the names as written, as ASP.NET's token replacement
+    does (a link matches them without case: `links.CASELESS`); a token whose value is not known leaves its part
+    unknown."""
+    for token, replacement in tokens.items():
+        pattern = re.compile(rf"\[{token}\]", re.I)
+        if pattern.search(value.text):
+            value = Folded(pattern.sub(lambda _, text=replacement.text: text, value.text), value.known and replacement.known,
+                           value.why + replacement.why)
+    return value
 
 
-def _action_name(method) -> str:
+def _named(web: AspNet, facts: FileFacts, class_key: str, sym, attribute: str) -> Folded | None:
+    """The name an attribute gives (``[ActionName("x")]``, ``[Area(Names.Admin)]``, ``nameof(X)`` is ``X``), None
+    without the attribute."""
+    found = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] in (attribute, attribute + "Attribute")),
+                 None)
+    if found is None:
+        return None
+    written = _template(found) or ""
+    nameof = re.fullmatch(r"nameof\(\s*([\w.]+)\s*\)", written.strip())
+    if nameof is not None:
+        return literal(nameof.group(1).rsplit(".", 1)[-1])
+    return web.fold(facts, written, class_key) if written else unknown(f"[{attribute}] names nothing the reader reads")
+
+
+def _action_name(web: AspNet, facts: FileFacts, class_key: str, method) -> Folded:
     """``[action]``'s value: ``[ActionName("x")]``, else the method's name without ``Async`` (ASP.NET Core drops the
     suffix by default since 3.0, ``SuppressAsyncSuffixInActionNames``)."""
-    named = next((a for a in method.annotations if a.name == "ActionName"), None)
-    written = _template(named) if named is not None else None
-    if written and written.startswith('"') and written.endswith('"') and len(written) > 2:
-        return written[1:-1]
-    return method.name.removesuffix("Async") or method.name
+    named = _named(web, facts, class_key, method, "ActionName")
+    return named if named is not None else literal(method.name.removesuffix("Async") or method.name)
 
 
 def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
@@ -233,7 +250,8 @@ def _fast_endpoints(web: AspNet, bound: Bound, class_key: str) -> Iterator[Item]
 def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
     facts = bound.facts
     sym = facts.symbols[index]
-    name = sym.name.removesuffix("Controller")
+    area = _named(web, facts, sym.key, sym, "Area") or \
+        unknown(f"{sym.name} has no [Area]: ASP.NET finds no value for its [area] token")
     prefixes = [_template(a) for a in sym.annotations if a.name == "Route"] or [None]
     for member in bound.members(sym.key):
         method = facts.symbols[member]
@@ -244,7 +262,8 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
         routes = [_template(a) for a in anns if a.name == "Route"]
         if not verbs and not routes:
             continue
-        action = _action_name(method)
+        tokens = {"controller": literal(sym.name.removesuffix("Controller")), "area": area,
+                  "action": _action_name(web, facts, sym.key, method)}
         pairs = [(verb, template) for verb, template in verbs] or [(ANY, None)]
         if routes:
             pairs = [(verb, template if template is not None else route) for verb, template in pairs for route in routes]
@@ -256,9 +275,9 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
                 if prefix is None and template is None:   # conventional routing: the app's route table decides
                     parts.append(unknown("no [Route] template: the path comes from the app's conventional routes"))
                 if prefix is not None and not absolute:
-                    parts.append(_fold_template(web, facts, prefix, sym.key, name, action))
+                    parts.append(_tokens(web.fold(facts, prefix, sym.key), tokens))
                 if template is not None:
-                    parts.append(_fold_template(web, facts, template.replace('"~/', '"/'), sym.key, name, action))
+                    parts.append(_tokens(web.fold(facts, template.replace('"~/', '"/'), sym.key), tokens))
                 yield item(bound, member, "route", "aspnet", None, http_method=verb, path=_route(join_paths(parts)),
                            written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
 
@@ -388,11 +407,6 @@ class _RazorPages:
 def _route(path: Folded) -> Folded:
     """A route template with its optional parameters (``{brandId?}``) written as parameters (``{brandId}``)."""
     return Folded(re.sub(r"\{([^{}?]+)\?\}", r"{\1}", path.text), path.known, path.why)
-
-
-def _fold_template(web: AspNet, facts: FileFacts, expr: str, class_key: str, controller: str, action: str) -> Folded:
-    value = web.fold(facts, expr, class_key)
-    return Folded(_tokens(value.text, controller, action), value.known, value.why)
 
 
 def _group_prefixes(web: AspNet, bound: Bound, owner: str, receiver, line: int, depth: int = 0) -> list[Folded]:

@@ -44,6 +44,7 @@ import json
 import re
 import tomllib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import yaml
@@ -274,8 +275,10 @@ def ocelot_routes(path: str, text: str) -> Iterator[Route]:
         for method in _methods(route.get("UpstreamHttpMethod")):
             if target is None:
                 yield line, method, pattern, None, "the route names no downstream host or service", "ocelot"
-            else:
-                yield line, method, pattern, _forward(pattern, target, outer, inner), None, "ocelot"
+            else:   # Ocelot matches without case unless the route says otherwise
+                sensitive = route.get("RouteIsCaseSensitive", route.get("ReRouteIsCaseSensitive")) is True
+                forward = replace(_forward(pattern, target, outer, inner), caseless=not sensitive)
+                yield line, method, pattern, forward, None, "ocelot"
 
 
 # ---- Envoy ----------------------------------------------------------------------------------------------

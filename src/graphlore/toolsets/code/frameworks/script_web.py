@@ -188,7 +188,7 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
                         http_method=method.text.upper() if method.known else None,
                         path=folder.at(facts, call.owner, call.line).fold(call.args[0]),
                         written=call.args[0])
-        elif call.args and (found := _angular_http(call)) is not None:
+        elif call.args and (found := _angular_http(facts, call)) is not None:
             method, url = found
             yield _item(bound, index, line=call.line, kind="client", flavor="angularjs",
                         http_method=method.text.upper() if method.known else None,
@@ -219,22 +219,34 @@ ANGULAR_VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "
                  "jsonp": "GET"}
 
 
-def _angular_http(call: CallFact) -> tuple[Folded, str | None] | None:
+def _angular_http(facts: FileFacts, call: CallFact) -> tuple[Folded, str | None] | None:
     """(method, URL as written) of a call of AngularJS's ``$http`` service, None for any other call:
     ``$http({method, url})`` (``method`` GET when not given, as AngularJS defaults it) and ``$http.get(url)``,
     ``post``, ``put``, ``patch``, ``delete``, ``head``, ``jsonp``. The name is AngularJS's own: the framework
     reserves the ``$`` prefix for its services, and injects this one by that name (kept on ``this`` in a class:
-    ``this.$http.get(url)``)."""
+    ``this.$http.get(url)``). A ``$http`` the file declares or imports is the project's own (an axios instance
+    of that name, a wrapper), never AngularJS's injected service."""
     receiver = list(call.receiver) if call.receiver else None
+    if receiver in (None, ["name", "$http"]) and _declares(facts, "$http"):
+        return None
     if call.name == "$http" and receiver in (None, ["this"]):
         first = call.args[0].strip()
         if not first.startswith("{"):
             return None
         written = object_field(first, "method")
-        return (ScriptFolder({}, "").fold(written) if written else literal("GET")), object_field(first, "url")
+        method = ScriptFolder({}, "").fold(written) if written else literal("GET")
+        if method.known and method.text.lower() in ANGULAR_VERBS:   # JSONP is a GET
+            method = literal(ANGULAR_VERBS[method.text.lower()])
+        return method, object_field(first, "url")
     if receiver in (["name", "$http"], ["field", ["this"], "$http"]) and call.name in ANGULAR_VERBS:
         return literal(ANGULAR_VERBS[call.name]), call.args[0]
     return None
+
+
+def _declares(facts: FileFacts, name: str) -> bool:
+    """Whether a file binds ``name`` at its top: a variable, a function, or an import."""
+    return (name in facts.extra.get("globals", {}) or any(sym.key == name for sym in facts.symbols)
+            or any(alias == name for imp in facts.imports for _, alias in imp.names))
 
 
 def _request_call(facts: FileFacts, call: CallFact) -> tuple[Folded, str | None] | None:

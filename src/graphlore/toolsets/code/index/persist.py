@@ -96,7 +96,13 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
 #: 28: AngularJS ``$http`` calls are clients (`frameworks.script_web`): an index of format 27 would keep a browser
 #: script's clients without them until its files change.
-FORMAT = 28
+#: 29: a ``$http`` a file declares or imports (an axios instance of that name) is no AngularJS client (format 28 took
+#: it), and ``$http({method: "JSONP"})`` is a GET.
+#: 30: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
+#: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 29 hold what the cruder reading gave.
+#: 31: Spring AMQP bindings make a ``@RabbitListener`` one route per binding and ``convertAndSend(exchange, key)`` an
+#: ``exchange/key`` topic (`frameworks.spring_amqp`): routes and producers of format 30 hold the unbound reading.
+FORMAT = 31
 
 
 def _context(values: list) -> FileContext:

@@ -240,11 +240,14 @@ def lookup_keys(node: GraphNode) -> list[str]:
     elif node.kind == "microservice":
         keys += [f"name:{alias}" for alias in p.get("aliases", {}) if alias != node.name]
     elif node.kind == "route":
-        if p.get("path_template"):
-            keys.append(f"tpl:{path_key(p['path_template'])}")
+        templates = [p["path_template"]] if p.get("path_template") else []
+        if templates and p.get("framework") in CASELESS and templates[0].lower() != templates[0]:
+            templates.append(templates[0].lower())   # the framework matches without case: lower case names it too
+        for template in templates:
+            keys.append(f"tpl:{path_key(template)}")
             if p.get("http_method"):
-                keys.append(f"tpl:{p['http_method']} {path_key(p['path_template'])}")
-            known = unknown_prefix_tail(p["path_template"])
+                keys.append(f"tpl:{p['http_method']} {path_key(template)}")
+            known = unknown_prefix_tail(template)
             if known:  # "/{?}/product/{id}": the part after a prefix only a deployment gives
                 keys.append(f"tplx:{path_key(known)}")
                 if p.get("http_method"):

@@ -265,17 +265,19 @@ def on_to_handler(store: Store, path: list[Step]) -> list[Step]:
 def on_to_implementation(store: Store, path: list[Step]) -> tuple[list[Step], str | None]:
     """A path that ends at an abstract method (an interface's, an abstract class's: it has no body to run),
     carried on to the one method that implements it (``OVERRIDDEN_BY``, free), as a trace to an endpoint reaches
-    its handler: the call on the interface runs that code. Several implementations (test code left out), or none,
-    and the path stays as it is: which one runs is the wiring's choice, never a guess. With the note that says
+    its handler: the call on the interface runs that code. Several implementations (`_overriders`: at any depth,
+    test code left out), or none, and the path stays as it is: which one runs is the wiring's choice, never a guess.
+    A method that declares a client or a producer (Feign, Micronaut ``@Client``) stays too: the framework's proxy
+    implements it, and the one written implementation is its fallback. With the note that says
     which implementation the path went on to."""
     end = path[-1].dst
     abstract = store.get_nodes([end])
     if not abstract or abstract[0].kind != "symbol" or "abstract" not in (abstract[0].props.get("modifiers") or []) \
             or abstract[0].props.get("symbol_kind") not in CALLABLE_KINDS:
         return path, None
-    edges = store.edges_of([end], direction="in", types=["OVERRIDES"]).edges
-    done = tests_among(store, [e.src for e in edges])
-    implementations = list(dict.fromkeys(e.src for e in edges if e.src not in done))
+    if store.edges_of([end], direction="out", types=["DECLARES_CLIENT", "DECLARES_PRODUCER"]).edges:
+        return path, None   # a declarative client's method: the framework's proxy runs it, a written one is a fallback
+    implementations = _overriders(store, end)
     on_path = {path[0].src, *(s.dst for s in path)}
     if len(implementations) != 1 or implementations[0] in on_path:
         return path, None
@@ -283,6 +285,19 @@ def on_to_implementation(store: Store, path: list[Step]) -> tuple[list[Step], st
     note = (f"{abstract[0].props.get('fqn') or abstract[0].name} is abstract: the path goes on to its one "
             f"implementation, {implementation.props.get('fqn') or implementation.name}")
     return [*path, Step(end, implementation.id, "OVERRIDDEN_BY", {})], note
+
+
+def _overriders(store: Store, method: str) -> list[str]:
+    """Every method that overrides ``method``, at any depth (an override of an override implements it too:
+    ``OVERRIDES`` names the nearest method only), test code left out."""
+    found: list[str] = []
+    frontier = [method]
+    while frontier:
+        edges = store.edges_of(frontier, direction="in", types=["OVERRIDES"]).edges
+        frontier = [i for i in dict.fromkeys(e.src for e in edges) if i != method and i not in found]
+        found += frontier
+    tests = tests_among(store, found)
+    return [i for i in found if i not in tests]
 
 
 def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,

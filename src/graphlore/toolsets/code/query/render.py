@@ -79,7 +79,7 @@ def _hop_line(hop: Hop) -> str:
 
 
 def paths(r: PathsResponse) -> str:
-    head = (f"{len(r.paths)} path(s) from {r.source.label} to {r.target.label} within {r.max_depth} edges"
+    head = (f"{len(r.paths)} path(s) from {r.source.label} to {r.target.label} within {r.max_depth} hops (calls)"
             + (" (more: raise limit)" if r.has_more else ""))
     lines = [head]
     for number, path in enumerate(r.paths, 1):

@@ -281,11 +281,18 @@ def _notes(*notes: str | None) -> str | None:
 
 def _on_to_implementations(store, found_paths: list[list[reach.Step]]) -> tuple[list[list[reach.Step]], list[str]]:
     """Each path carried on from an abstract end to its one implementation (`reach.on_to_implementation`), and
-    the notes that say so (once each)."""
+    the notes that say so (once each). A path carried on to one found as it is (an end that stands for the
+    implementation too: a class or a module that declares both) is left out, not shown twice."""
+    def drawn(path: list[reach.Step]) -> tuple:
+        return tuple((s.src, s.dst, s.key) for s in path)
+
+    found = {drawn(path) for path in found_paths}
     out, notes = [], []
     for path in found_paths:
-        path, note = reach.on_to_implementation(store, path)
-        out.append(path)
+        carried, note = reach.on_to_implementation(store, path)
+        if note and drawn(carried) in found:
+            continue
+        out.append(carried)
         if note and note not in notes:
             notes.append(note)
     return out, notes

@@ -103,6 +103,8 @@ class Forward:
     #: the gateway's ``default-filters`` after its own), shown in the route's ``describe``
     predicates: tuple[str, ...] = ()
     filters: tuple[str, ...] = ()
+    #: the gateway matches this route's pattern without case (Ocelot's, unless the route says otherwise)
+    caseless: bool = False
 
     def outside(self, route_path: str, caseless: bool = False) -> str | None:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none;
@@ -121,17 +123,18 @@ class Forward:
             return None
         return normalise_path("/" + "/".join(kept) + "/" + route_path.lstrip("/"))
 
-    def inside(self, request_path: str) -> str | None:
+    def inside(self, request_path: str, caseless: bool = False) -> str | None:
         """The path the target sees for a request at ``request_path`` that the route matched (None: not known):
-        the inverse of `outside`."""
+        the inverse of `outside` (``caseless``: the gateway matches paths without case; the rest goes as sent)."""
         if self.rewrite is not None:
             outer, inner = self.rewrite
             if "*" in outer or "*" in inner:
                 return None
-            if "*" not in self.pattern and match_score(request_path, outer) is not None:   # one path, renamed
+            seen, head = (request_path.lower(), outer.lower()) if caseless else (request_path, outer)
+            if "*" not in self.pattern and match_score(seen, head) is not None:   # one path, renamed
                 return normalise_path(inner)
-            head = outer.rstrip("/")
-            if head and not (request_path == head or request_path.startswith(head + "/")):
+            head = head.rstrip("/")
+            if head and not (seen == head or seen.startswith(head + "/")):
                 return None
             return normalise_path(inner.rstrip("/") + "/" + request_path[len(head):].lstrip("/"))
         parts = segments(request_path)
@@ -205,9 +208,15 @@ def may_fit(client: str, route: str) -> bool:
     return re.fullmatch(pattern, concrete) is not None
 
 
-#: route flavors whose framework matches request paths without case (ASP.NET Core): a link or a ``path_prefix``
-#: filter reaches such a route in any case, and the route keeps its written case
-CASELESS = frozenset({"aspnet"})
+#: route flavors whose framework matches request paths without case (ASP.NET Core, and YARP, which routes with it): a
+#: link or a ``path_prefix`` filter reaches such a route in any case, and the route keeps its written case
+CASELESS = frozenset({"aspnet", "yarp"})
+
+
+def caseless(item: Item) -> bool:
+    """Whether the framework or gateway serving a route matches request paths without case (`CASELESS`, or a
+    gateway route that says so: `Forward.caseless`)."""
+    return item.flavor in CASELESS or item.forward is not None and item.forward.caseless
 
 
 def match_score(client: str, route: str) -> int | None:
@@ -324,5 +333,5 @@ def resolve_reference(base: Folded, url: Folded) -> Folded:
     return literal(origin + (path[:path.rfind("/") + 1] if "/" in path else "/")) + url
 
 
-__all__ = ["ANY", "BROKERS", "CASELESS", "HTTP_METHODS", "Forward", "Item", "Url", "join_paths", "match_score",
+__all__ = ["ANY", "BROKERS", "CASELESS", "HTTP_METHODS", "caseless", "Forward", "Item", "Url", "join_paths", "match_score",
            "normalise_path", "resolve_reference", "segments", "split_url", "unknown"]

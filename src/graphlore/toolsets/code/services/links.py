@@ -53,8 +53,10 @@ from ..languages.folding import (
     env_why,
     expand,
     known_text,
+    literal,
     plain,
     settle_env,
+    unknown,
 )
 from ..layout.layout import Layout
 from ..model import GraphEdge, GraphNode, edge_id, make_edge, node_text, service_id, short_hash
@@ -62,8 +64,8 @@ from . import grpc_links
 from .deployment import Deployment
 from .endpoints import (
     ANY,
-    CASELESS,
     Item,
+    caseless,
     join_paths,
     match_score,
     may_fit,
@@ -257,6 +259,12 @@ RELATIVE_UNDER_BASE = frozenset({"axios"})
 _ABSOLUTE_URL = re.compile(r"([a-z][a-z\d+\-.]*:)?//", re.I)
 
 
+def _relative(url: str) -> bool:
+    """Whether a URL as folded is known not to be absolute: it starts with written text that is not a scheme or ``//``.
+    One that starts with a variable, an environment variable or choices may be absolute once settled: not known."""
+    return url[:1] not in ("", "{", ENV_OPEN, CHOICE_OPEN) and _ABSOLUTE_URL.match(url) is None
+
+
 def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     """Which service a client reaches and at which path, per value its URL may take (see the module docstring)."""
     client = Client(item)
@@ -268,9 +276,12 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         raw = item.path
         if item.base_url and (raw.text.startswith("/") or not raw.text):
             raw = Folded(item.base_url, True) + raw
-        elif item.base_url and item.flavor in RELATIVE_UNDER_BASE and raw.text[:1] not in ("", "{") and \
-                not _ABSOLUTE_URL.match(raw.text):   # axios: a URL that is not absolute is a path under baseURL
-            raw = Folded(item.base_url.rstrip("/") + "/", True) + raw
+        elif item.base_url and item.flavor in RELATIVE_UNDER_BASE and _relative(raw.text):
+            raw = Folded(item.base_url.rstrip("/") + "/", True) + raw   # axios: a path under baseURL
+        elif not item.base_url and item.flavor in RELATIVE_UNDER_BASE and _relative(raw.text) and \
+                not raw.text.startswith("/"):   # relative to the page or the process: where is not known
+            why = "a relative URL: what it is resolved against (the page's address, axios.defaults.baseURL) is not read"
+            raw = unknown(why) + literal("/") + raw
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
@@ -502,9 +513,9 @@ def _fits(method: str | None, template: str, candidates: list[tuple[GraphNode, I
         method_fits = _method_fits(method, route_item.http_method)
         if not method_fits or route_item.path is None:
             continue
-        caseless = route_item.flavor in CASELESS
-        score = match_score(template.lower() if caseless else template,
-                            route_item.path.text.lower() if caseless else route_item.path.text)
+        without_case = caseless(route_item)
+        score = match_score(template.lower() if without_case else template,
+                            route_item.path.text.lower() if without_case else route_item.path.text)
         if score is not None:
             fits.append((score, route, route_item))
     return fits
@@ -584,7 +595,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
                 "service_matched_by": target.how, "partial_path": "{?}" in template}
     if not fits:
         unsure = [r.props["label"] for r, ri in http_by_service.get(service, []) if ri.path is not None and
-                  _method_fits(item.http_method, ri.http_method) and may_fit(template, ri.path.text)]
+                  _method_fits(item.http_method, ri.http_method) and _may_fit(template, ri)]
         if unsure:   # no_route would claim what is not known
             listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
             return "unresolved", (f"no route of {service} is known to fit {item.http_method or 'any method'} "
@@ -652,7 +663,7 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
         why = f"the proxy route {route.props['label']}: " + "; ".join(route_item.problems)
     elif route in via or len(via) >= MAX_HOPS:
         why = f"the proxy route {route.props['label']} is reached again (a loop) or too deep"
-    inner = forward.inside(template) if why is None else None
+    inner = forward.inside(template, caseless(route_item)) if why is None else None
     if why is None and inner is None:
         why = f"the path the upstream sees for {template} through {route.props['label']} is not known"
     if why is not None:
@@ -737,9 +748,10 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
         if route_item.path is None or item.http_method not in (None, ANY) and \
                 route_item.http_method not in (None, ANY, item.http_method):
             continue   # a proxy route for one method reaches the target's routes of that method only
-        caseless = route_item.flavor in CASELESS
-        outside = forward.outside(route_item.path.text, caseless)
-        reached = outside is not None and _reaches(outside, pattern, caseless)
+        without_case = caseless(route_item)
+        outside = forward.outside(route_item.path.text, without_case)
+        # either side matching without case lets some request in some case pass both
+        reached = outside is not None and _reaches(outside, pattern, without_case or caseless(item))
         if "{?" in route_item.path.text:   # a route with an unknown part is never reached on a known path
             if reached:
                 unsure.append(route.props["label"])
@@ -761,9 +773,16 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     return out
 
 
+def _may_fit(template: str, route_item: Item) -> bool:
+    """`may_fit`, without case where the route's framework matches so."""
+    if caseless(route_item):
+        return may_fit(template.lower(), route_item.path.text.lower())
+    return may_fit(template, route_item.path.text)
+
+
 def _reaches(outside: str, pattern: str, caseless: bool) -> bool:
-    """A request the gateway pattern matches can reach the route's template (without case where its framework
-    matches so)."""
+    """A request the gateway pattern matches can reach the route's template (without case where the gateway or the
+    route's framework matches so)."""
     return match_score(outside.lower() if caseless else outside, pattern.lower() if caseless else pattern) is not None
 
 

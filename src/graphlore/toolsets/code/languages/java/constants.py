@@ -32,11 +32,15 @@ from ..symbols import Table
 
 #: calls that read an environment variable
 ENV_READERS = frozenset({"System.getenv"})
-#: ``java.net.URL(protocol, host, port[, file])`` (Java ``new URL(..)``, Kotlin ``URL(..)``): ``protocol://host:port`` +
-#: ``file``, as the constructor documents
+#: ``java.net.URL(protocol, host, port, file)`` and ``URL(protocol, host, file)`` (Java ``new URL(..)``, Kotlin
+#: ``URL(..)``): ``protocol://host:port`` + ``file`` (no port in the second), as the constructors document
 URL_MAKERS = frozenset({"URL", "java.net.URL"})
+#: a protocol written as a literal (``URL("http", host, file)``; a ``URL(context, spec, handler)`` has a URL first)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 #: conversions whose result writes as their argument does (a port as text or as a number)
 SAME_VALUE = frozenset({"Integer.parseInt", "Integer.valueOf", "Long.parseLong", "Long.valueOf"})
+#: methods that give a value's text as written (``new URL(..).toString()``)
+TEXT_OF = frozenset({"toString", "toExternalForm"})
 #: Kotlin's conversions of a string to a number, called on it (``port.toInt()``)
 SAME_TEXT = frozenset({"toInt", "toLong", "toIntOrNull", "toLongOrNull"})
 #: (receiver type, method): looking a service instance up by its name
@@ -337,11 +341,17 @@ class JavaFolder(Folder):
         return self.fold(injected) if injected else None
 
     def _term(self, toks: list[tuple[str, str]]) -> tuple[Folded, list[tuple[str, str]]]:
-        """``new URL(..)`` folds as Kotlin's ``URL(..)`` (`URL_MAKERS`); any other ``new`` as before."""
+        """``new URL(..)`` folds as Kotlin's ``URL(..)`` (`URL_MAKERS`), methods chained on it as on a call's result;
+        any other ``new`` as before."""
         if len(toks) > 2 and toks[0] == ("name", "new") and toks[1][0] == "name" and toks[1][1] in URL_MAKERS \
                 and toks[2] == ("op", "("):
             args, rest = self._args(toks[3:])
-            return self.call(toks[1][1], args), rest
+            value = self.call(toks[1][1], args)
+            while len(rest) > 2 and rest[0] == ("other", ".") and rest[1][0] == "name" and rest[2] == ("op", "("):
+                method = rest[1][1]
+                args, rest = self._args(rest[3:])
+                value = self.chained(value, method, args)
+            return value, rest
         return super()._term(toks)
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
@@ -369,10 +379,10 @@ class JavaFolder(Folder):
         if dot and head and "." not in head and method in SAME_TEXT and not args:   # port.toInt(): the same digits
             return self.fold_tokens([("name", head)])
         folded = [self.fold_tokens(a) for a in args]
-        if name in URL_MAKERS and len(folded) in (3, 4):   # URL(protocol, host, port[, file])
-            protocol, host, port = folded[:3]
-            return protocol + literal("://") + host + literal(":") + port + (folded[3] if len(folded) == 4 else
-                                                                              literal(""))
+        if name in URL_MAKERS and (len(folded) == 4 or len(folded) == 3 and _SCHEME.fullmatch(folded[0].text)):
+            # URL(protocol, host, port, file) and URL(protocol, host, file); URL(context, spec, handler) is not folded
+            address = folded[0] + literal("://") + folded[1]
+            return (address + literal(":") + folded[2] if len(folded) == 4 else address) + folded[-1]
         if name in SAME_VALUE and len(folded) == 1:
             return folded[0]
         if name in ("String.format", "format") and folded:
@@ -388,6 +398,8 @@ class JavaFolder(Folder):
             fqn, _, prefix = value.text.strip(_CONFIG).partition("\x1d")
             return self.property(fqn, prefix, method)
         if value.known and value.text.startswith("lb://") and method in INSTANCE_METHODS:
+            return value
+        if method in TEXT_OF and not args:   # a URL's, a string's or a number's text is what was folded
             return value
         return super().chained(value, method, args)
 

@@ -70,24 +70,60 @@ def _wrapped_function(value: Node) -> Node | None:
     return first if first.type in ("arrow_function", "function_expression", "function") else None
 
 
-#: single-file components: the code is in their ``<script>`` blocks (Vue ``<script>`` and ``<script setup>``, Svelte
-#: ``<script>`` and ``<script context="module">``), the rest is markup
+#: single-file components: the code is in their top-level ``<script>`` blocks (Vue ``<script>`` and ``<script setup>``,
+#: Svelte ``<script>`` and ``<script context="module">``), the rest is markup: a ``<script>`` inside another element
+#: (Svelte's ``<svelte:head>``), a custom block (a ``<docs>`` example) or an HTML comment is not the component's code
 COMPONENT_SUFFIXES = (".vue", ".svelte")
-_SCRIPT_BLOCK = re.compile(rb"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
+_ATTRIBUTES = rb"""((?:[^>"']|"[^"]*"|'[^']*')*)"""
+_TOP_TAG = re.compile(rb"<!--.*?(?:-->|\Z)|<([A-Za-z][\w:.-]*)" + _ATTRIBUTES + rb">", re.S)
+_SCRIPT_END = re.compile(rb"</script\s*>", re.I)
 _SCRIPT_LANG = re.compile(rb"""\blang\s*=\s*["']?(tsx|ts|typescript)\b""", re.I)
+#: HTML's void elements: never closed
+_VOID = frozenset(b"area base br col embed hr img input link meta source track wbr".split())
+
+
+def _element_end(src: bytes, name: bytes, start: int) -> int:
+    """Where the element opened just before ``start`` ends (after its closing tag, the same-named elements inside it
+    counted), or ``start`` when it is never closed (a void element: ``<br>``)."""
+    depth = 1
+    tags = re.compile(rb"<(/?)" + re.escape(name) + rb"(?=[\s/>])" + _ATTRIBUTES + rb">", re.I)
+    for tag in tags.finditer(src, start):
+        if tag.group(1):
+            depth -= 1
+        elif not tag.group(2).rstrip().endswith(b"/"):
+            depth += 1
+        if depth == 0:
+            return tag.end()
+    return start
+
+
+def _script_blocks(src: bytes):
+    """(attributes, start, end) of each top-level ``<script>`` block's content."""
+    at = 0
+    while (tag := _TOP_TAG.search(src, at)) is not None:
+        at = tag.end()
+        name = tag.group(1)
+        if name is None or tag.group(2).rstrip().endswith(b"/") or name.lower() in _VOID:   # a comment, or no content
+            continue
+        if name.lower() == b"script":
+            end = _SCRIPT_END.search(src, at)
+            yield tag.group(2), at, end.start() if end else len(src)
+            at = end.end() if end else len(src)
+        else:
+            at = _element_end(src, name, at)
 
 
 def component_script(src: bytes) -> tuple[bytes, bool, bool]:
-    """A single-file component as code: every byte outside its ``<script>`` blocks blanked (newlines kept, so lines
-    and columns stay the file's), and whether a block is TypeScript (``lang="ts"``) and TSX (``lang="tsx"``)."""
+    """A single-file component as code: every byte outside its top-level ``<script>`` blocks blanked (newlines kept, so
+    lines and columns stay the file's), and whether a block is TypeScript (``lang="ts"``) and TSX (``lang="tsx"``)."""
     out = bytearray(0x0A if b == 0x0A else 0x20 for b in src)
     typed = tsx = False
-    for block in _SCRIPT_BLOCK.finditer(src):
-        out[block.start(2):block.end(2)] = block.group(2)
-        lang = _SCRIPT_LANG.search(block.group(1))
+    for attributes, start, end in _script_blocks(src):
+        out[start:end] = src[start:end]
+        lang = _SCRIPT_LANG.search(attributes)
         if lang is not None:
             typed = True
-            tsx = tsx or lang.group(1).lower() == "tsx"
+            tsx = tsx or lang.group(1).lower() == b"tsx"
     return bytes(out), typed, tsx
 
 
