@@ -161,6 +161,7 @@ public class WorkConfig {
     @Bean Queue anonymous() { return new AnonymousQueue(); }
     @Bean Binding b1(DirectExchange jobs, Queue named) { return BindingBuilder.bind(named).to(jobs).with("job.named"); }
     @Bean Binding b2(DirectExchange jobs, Queue anonymous) { return BindingBuilder.bind(anonymous).to(jobs).with("job.any"); }
+    @Bean Binding b4(DirectExchange jobs, Queue named) { return BindingBuilder.bind(named).to(jobs).withQueueName(); }
 
     @Profile("a")
     static class A {
@@ -199,6 +200,7 @@ public class Workers {
     public void toQueue() { rabbitTemplate.convertAndSend(named.getName(), "j"); }
     public void sendAny() { rabbitTemplate.convertAndSend("jobs", "job.any", "j"); }
     public void sendA() { rabbitTemplate.convertAndSend("jobs", "job.a", "j"); }
+    public void byQueueName() { rabbitTemplate.convertAndSend("jobs", "work.named", "j"); }
 }
 """
 
@@ -212,6 +214,6 @@ def test_a_listener_names_a_queue_bean_and_a_bean_declared_twice_is_not_guessed(
     links = {(owner[e.src], owner[e.dst]) for e in edges.values() if e.type == "ASYNC_CALLS"}
     # ``#{named.name}`` is the bean's queue; an anonymous queue is reached through its bindings only; a bean name
     # two profiles declare is not known, so its binding is not read
-    assert links == {("sendNamed", "named"), ("sendAny", "anonymous"), ("toQueue", "named")}
+    assert links == {("sendNamed", "named"), ("sendAny", "anonymous"), ("toQueue", "named"), ("byQueueName", "named")}
     shared = [n for i, n in nodes.items() if n.kind == "route" and owner.get(i) == "shared"]
     assert [(n.props["resolved"], "#{shared.name}" in n.props["unresolved_reason"]) for n in shared] == [(False, True)]

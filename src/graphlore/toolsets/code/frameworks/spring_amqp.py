@@ -4,7 +4,8 @@
 **Declared in code** (Java): ``@Bean`` methods returning ``new Queue("name", ..)`` / ``QueueBuilder.durable("name")``
 (``nonDurable``), ``new TopicExchange("x")`` / ``DirectExchange`` / ``FanoutExchange`` / ``HeadersExchange`` or
 ``ExchangeBuilder.topicExchange("x")`` (``directExchange``, ``fanoutExchange``, ``headersExchange``), and
-``BindingBuilder.bind(queue).to(exchange).with(key)`` (a fanout exchange: no ``with``). A binding's queue and
+``BindingBuilder.bind(queue).to(exchange).with(key)`` (``.withQueueName()``: the queue's name is the key; a fanout
+exchange: no ``with``). A binding's queue and
 exchange are written inline (``new Queue("q")``), as a call of a bean method (``queue()``), or as a parameter of the
 binding's bean method, injected as Spring injects it: the one bean of the parameter's type, else the bean the
 parameter names. **Declared on the listener**: ``@RabbitListener(bindings = @QueueBinding(value = @Queue("q"),
@@ -143,7 +144,8 @@ def declarations(files: list[JavaFile]) -> Declared:
             if queue is None or exchange is None or exchange.type == "headers" or \
                     (call.name == "to") != (exchange.type == "fanout"):
                 continue   # ``.to(topicExchange)`` waits for its ``with``; a fanout's ``with`` is not read here
-            key = jf.fold(call.args[0], class_key, call.owner, call.line) if call.name == "with" else None
+            key = jf.fold(call.args[0], class_key, call.owner, call.line) if call.name == "with" else \
+                queue.name if call.name == "withQueueName" else None   # a direct binding by the queue's name
             if queue.name.known and exchange.name.known and (key is None or key.known):
                 out.append(Binding(queue.name.text, exchange.name.text, exchange.type,
                                    "#" if key is None else key.text))
@@ -160,8 +162,8 @@ def _chain(jf: JavaFile, call: CallFact) -> tuple[str, str] | None:
     or the ``.with(k)`` after it; the chain's calls are found in the same method, at or before its line."""
     if call.name == "to" and call.receiver == _BIND and call.args:
         to = call
-    elif call.name == "with" and call.args and isinstance(call.receiver, list) and \
-            call.receiver[:3] == ["call", _BIND, "to"]:
+    elif (call.name == "with" and call.args or call.name == "withQueueName") and isinstance(call.receiver, list) \
+            and call.receiver[:3] == ["call", _BIND, "to"]:
         before = [c for c in jf.facts.calls if c.owner == call.owner and c.name == "to" and c.receiver == _BIND
                   and c.args and c.line <= call.line]
         if not before:
