@@ -35,7 +35,7 @@ keyed by path and stamp, so an edited file is read again); the facts toolset's n
 (``names._words``, ``names._core_words`` 100,000 each, ``names._pair_evidence_given`` 200,000,
 ``codes.identifiers``, ``codes.variants``, ``codes.text_platforms``, ``codes.definition_numbers`` 100,000
 each); the BM25 tokeniser's (``store.terms._normalise``, ``store.sqlite.bm25._key``, 500,000 each); the code
-search's term sets of queries and names (``tools._terms``, 65,536). ``tests/test_runtime.py`` checks
+search's term sets of symbol names (``tools._name_terms``, 65,536). ``tests/test_runtime.py`` checks
 that this list names every memo in the source.
 """
 

@@ -255,3 +255,40 @@ def test_fields_that_match_through_their_class_do_not_crowd_out_its_methods(tmp_
     kinds = [h.node.symbol_kind for h in listed]
     assert "field" in kinds and set(kinds[kinds.index("field"):]) <= {"field", "file", "package"}  # listed, after
     runtime.close()
+
+
+def test_a_declaration_named_by_its_qualified_name_keeps_its_place():
+    """A query that names a field or a file by its qualified name (``Ship.cost``, ``Ship#cost``, its whole fqn,
+    a path's tail) names it: it is not a declaration that matched through its owner's words."""
+    hits = [_symbol("ship.Ship#cost", 9.0, "field"), _symbol("ship.Ship#getWeight", 8.0, "method"),
+            SearchHit(node=NodeRef(id="f", kind="symbol", name="Calculator.java", label="ship/src/Calculator.java",
+                                   symbol_kind="file"), score=7.0)]
+    for query in ("Ship.cost", "Ship#cost", "ship.Ship#cost", "Ship::cost"):
+        assert ranked(query, hits)[0] == hits[0], query
+        assert paged(query, hits, 1) == [hits[0]], query
+    assert ranked("src/Calculator.java", hits) == [hits[1], hits[2], hits[0]]
+    assert paged("ship cost", hits, 1) == [hits[1]]  # words, not a name: the field matched through its class
+
+
+def test_ranked_and_paged_agree_on_whether_the_query_asks_for_tests():
+    """``TestUtils`` asks for test code by its identifier's words, in the ranking and on the page alike: the page
+    is the ranking's first hits, and a declaration never goes after test code it was ranked before."""
+    hits = [_symbol("u.TestUtils#helper", 9.0, "method"), _symbol("u.Utils#x", 8.0, "field"),
+            _symbol("u.Util#run", 7.0, "method"), _symbol("u.TestUtilsMore#a", 6.0, "method"),
+            _symbol("u.Foo#bar", 5.0, "method")]
+    for hit in (hits[0], hits[3]):
+        hit.node.role = "TEST"
+    for query in ("TestUtils", "test utils", "utils"):
+        order = ranked(query, hits)
+        assert paged(query, hits, 5) == order, query
+        assert paged(query, hits, 3) == [h for h in order if h in paged(query, hits, 3)], query
+
+
+def test_only_names_terms_are_kept_between_searches():
+    """A query is up to 2,000 characters and each is new: its terms are not kept (65,536 kept long queries held
+    ~45 KB each); a symbol's name comes back search after search, so its terms are."""
+    tools._name_terms.cache_clear()
+    query = " ".join(f"word{i}" for i in range(300))
+    ranked(query, [_symbol("ship.Ship#cost", 9.0, "field"), _symbol("ship.Ship#getWeight", 8.0, "method")])
+    paged(query, [_symbol("ship.Ship#cost", 9.0, "field")], 1)
+    assert tools._name_terms.cache_info().currsize == 1

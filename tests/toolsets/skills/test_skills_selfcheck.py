@@ -430,3 +430,45 @@ def test_the_cli_line_calls_the_libraries_shift_a_shift_as_the_answer_does():
     from graphlore.toolsets.skills.models import LibraryCalibration
     line = render.calibration(LibraryCalibration(shift=0.24, fresh=True, how="found so"))
     assert line == "the judge's calibration for this library: its own, the shipped bias shifted by +0.24 (found so)"
+
+
+@pytest.mark.slow
+def test_every_process_re_ranks_by_the_same_whitening_after_an_example_is_learned(runtime, tmp_path, shared_data):
+    """A learned example changes a skill's stored vectors but keeps the calibration fresh: the process that
+    had fitted the whitening and one that fits it from the stored vectors now must judge alike."""
+    rows = json.loads((shared_data / "clinc150" / "data_train_val.json").read_text())["train"]
+    intents = sorted({i for _, i in rows})[:12]
+    by_intent = {i: [t for t, j in rows if j == i] for i in intents}
+    path = _intents(tmp_path / "intents.jsonl", {i: ts[:selfcheck.MIN_CONDITIONS + 5] for i, ts in by_intent.items()})
+    run(runtime, "import_skills", format="intents", path=str(path))
+    question = by_intent[intents[0]][selfcheck.MIN_CONDITIONS + 10]
+    first = run(runtime, "search_skills", query=question)
+    assert first.skill is not None and all(c.whitened is not None for c in first.evidence.candidates)
+    taught = run(runtime, "record_outcome", skill_id=first.skill.skill_id, outcome="confirmed",
+                 query=by_intent[intents[0]][selfcheck.MIN_CONDITIONS + 20])
+    assert taught.learned.added, taught.learned.reason
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION]["learned"] == 1  # still fresh
+    here = run(runtime, "search_skills", query=question)
+    runtime.state(WhiteningCache).close()  # another process: fits from the stored vectors
+    elsewhere = run(runtime, "search_skills", query=question)
+    assert [(c.skill_id, c.whitened) for c in here.evidence.candidates] == [
+        (c.skill_id, c.whitened) for c in elsewhere.evidence.candidates]
+
+
+def test_a_fresh_looking_record_on_a_library_with_nothing_to_whiten_never_breaks_a_search(runtime):
+    """A damaged record claiming a fresh calibration of this judge on a library whose skills have one condition
+    each (no within-skill covariance to fit): the search is judged as judge v7 judges it."""
+    for title, word in (("Card arrival", "when my new card arrives"), ("Exchange rates", "the exchange rate")):
+        run(runtime, "create_skill", skill={**_big(title, word), "conditions": [f"a question about {word}"]})
+    plain = run(runtime, "search_skills", query="a question about the exchange rate")
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    with store.atomic():
+        store.set_meta(SELF_CALIBRATION, {"shift": 0.1, "fresh": True, "judge": judge.JUDGE_VERSION, "made": "x",
+                                          "min_conditions": selfcheck.MIN_CONDITIONS, "learned": 0, "how": "x"})
+    library.handle.reread()
+    out = run(runtime, "search_skills", query="a question about the exchange rate")
+    assert all(c.whitened is None for c in out.evidence.candidates)
+    assert (out.skill and out.skill.skill_id) == (plain.skill and plain.skill.skill_id)
+    assert out.evidence.decision == plain.evidence.decision  # the linear rule decides, as without the record

@@ -123,3 +123,20 @@ def test_the_cache_keeps_one_whitening_per_library_and_drops_an_older_calibratio
     cache.put("skills/b", "x", white)
     cache.put("skills/c", "x", white)
     assert cache.get("skills/a", "two") is None  # the least recently used library went
+
+
+def test_the_linear_rule_reads_the_plain_rank_s_margin_it_was_fitted_on():
+    """A best candidate of fewer than NETWORK_EXAMPLES conditions is judged by judge v3's linear rule, fitted on the
+    plain rank: a whitened move (never fitted for it) neither turns its tie into an answer nor hides behind it."""
+    small = [0.72, 0.70, 0.69, 0.68, 0.66, 0.65]
+    rival = [0.715, 0.70, 0.69, 0.68, 0.66, 0.65]
+    plain = judge.judge([_candidate("small", small, examples=5), _candidate("rival", rival, examples=5)])
+    assert plain.skill_id is None and plain.guess
+    moved = judge.judge([_candidate("small", small, 0.30, examples=5), _candidate("rival", rival, 0.25, examples=5)])
+    assert moved.skill_id is None and moved.guess and moved.margin == pytest.approx(plain.margin)
+    behind = judge.judge([_candidate("small", rival, 0.35, examples=5), _candidate("rival", small, 0.25, examples=5)])
+    assert [s.skill_id for s in behind.scored] == ["small", "rival"] and behind.skill_id is None
+    assert "before the whitened move" in behind.reason
+    clear = judge.judge([_candidate("small", [0.8] * 6, 0.30, examples=5), _candidate("rival", rival, 0.25, examples=5)])
+    assert clear.skill_id == "small" and "on the plain rank" in clear.reason
+    assert clear.margin == pytest.approx(judge.plain_rank(clear.scored[0]) - judge.plain_rank(clear.scored[1]))

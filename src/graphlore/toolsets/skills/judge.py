@@ -14,7 +14,8 @@ In a library with a fresh calibration of its own (below), each candidate also ca
 and the skill's mean condition in the library's whitened space (:mod:`whitening`), and its rank is moved by
 ``whitening.WEIGHT`` times it (judge v10); the margin and the network read the moved rank, and the network also
 reads the best one's whitened cosine and its margin over the best rival's as two more inputs (judge v11): it is
-the one refitted on such evidence (:data:`decision.WHITENED`, with :data:`WHITENED_MIN_MARGIN`).
+the one refitted on such evidence (:data:`decision.WHITENED`, with :data:`WHITENED_MIN_MARGIN`). The linear rule
+(below), fitted on the plain rank and never on the moved one, reads the margin of the plain rank (:func:`plain_rank`).
 
 Candidates rank by ``rank``; the best one is returned when the evidence for it is
 enough, and nothing otherwise. The evidence (:mod:`decision`) starts from how close
@@ -255,11 +256,18 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
         value = decision.value(decision.features(best, rivals, fused[best.skill_id]), net) + shift
         rule = ("the network" + (" on the library's whitened rank and scores" if whitened else "")
                 + (f" (the library's bias {shift:+.2f})" if shift else ""))
-    else:
+    else:  # judge v3's rule was fitted on the plain rank's margin: the whitened move is not its evidence
+        if whitened and rivals:
+            runner = max(rivals, key=lambda s: (plain_rank(s), s.skill_id))
+            margin = plain_rank(best) - plain_rank(runner)
         value, least, rule = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN, "the linear rule"
+        rule += " on the plain rank" if whitened else ""
     rule = f"{rule} (a skill of {best.examples} conditions)"
     if rivals and (margin < least or margin <= 0):  # a tie is a guess, whatever the fitted minimum
-        if margin < 0:
+        if margin < 0 and whitened and best.examples < NETWORK_EXAMPLES:
+            why = (f"skill {runner.skill_id} ranks above it before the whitened move (margin {margin:.3f}), "
+                   "which the linear rule does not read")
+        elif margin < 0:
             why = f"skill {rivals[0].skill_id}, ranked above it (margin {margin:.3f}), failed on a question like this one"
         elif margin == 0:
             why = f"skill {rivals[0].skill_id} ranks exactly as high (margin 0)"
@@ -272,6 +280,11 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
                        f"{rule} scores {sigmoid(value):.2f}, 0.5 is enough: match {best.match:.3f} (typical {best.typical:.3f}), "
                        f"{_margin(margin, bool(rivals))}")
     return Verdict(None, best.skill_id, scored, margin, value, why_not(best, margin, value, rule, bool(rivals)))
+
+
+def plain_rank(scored: Scored) -> float:
+    """A candidate's rank before the whitened move (judge v7's rank)."""
+    return scored.rank - (whitening.WEIGHT * scored.whitened if scored.whitened is not None else 0.0)
 
 
 def sigmoid(value: float) -> float:

@@ -495,12 +495,13 @@ class SkillLibrary:
         its search then re-ranks by, kept in this process's cache under the record's ``made`` id)."""
         blocks, heads, ids = self.blocks(store, with_ids=True)
         shift, how = selfcheck.library_shift(blocks, heads, progress)
-        made = new_id()
-        if shift is not None:
-            self.runtime.state(WhiteningCache).put(self.namespace, made, Whitening.fit(blocks, heads, ids))
-        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "made": made,
-                "min_conditions": selfcheck.MIN_CONDITIONS, "skills": len(blocks),
-                "conditions": sum(len(b) - h for b, h in zip(blocks, heads, strict=True)), "learned": 0, "how": how}
+        record = {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "made": new_id(),
+                  "min_conditions": selfcheck.MIN_CONDITIONS, "skills": len(blocks),
+                  "conditions": sum(len(b) - h for b, h in zip(blocks, heads, strict=True)), "learned": 0, "how": how}
+        white = Whitening.fit(blocks, heads, ids) if shift is not None else None
+        if white is not None:
+            self.runtime.state(WhiteningCache).put(self.namespace, whitening_key(record), white)
+        return record
 
     @staticmethod
     def blocks(store: Store, with_ids: bool = False) -> tuple[Any, ...]:
@@ -514,17 +515,19 @@ class SkillLibrary:
     def whitening(self, store: Store) -> Whitening | None:
         """The whitening a search of this library re-ranks its candidates by (:mod:`whitening`): only while its
         own calibration is fresh and this judge's (call after :meth:`self_shift` said so); fitted from the
-        stored vectors on the first search of a process that did not make the calibration."""
-        record = self.handle.meta(store).get(SELF_CALIBRATION)
-        made = record.get("made") if isinstance(record, dict) else None
-        if not isinstance(made, str):
+        stored vectors on the first search of a process that did not make the calibration, and again after each
+        example learned from use (which changes the stored vectors but keeps the calibration fresh): every process
+        re-ranks by the whitening of the vectors stored now."""
+        key = whitening_key(self.handle.meta(store).get(SELF_CALIBRATION))
+        if key is None:
             return None
         cache = self.runtime.state(WhiteningCache)
-        found = cache.get(self.namespace, made)
+        found = cache.get(self.namespace, key)
         if found is None:
             blocks, heads, ids = self.blocks(store, with_ids=True)
             found = Whitening.fit(blocks, heads, ids)
-            cache.put(self.namespace, made, found)
+            if found is not None:  # (None: no skill of 2 conditions, only under a damaged record)
+                cache.put(self.namespace, key, found)
         return found
 
     def self_shift(self, store: Store) -> tuple[float, str | None]:
@@ -609,6 +612,17 @@ def this_judges(record: dict[str, Any]) -> bool:
     calibrates other libraries: a record made under it is not this judge's answer)."""
     return (record.get("judge") == judge.JUDGE_VERSION
             and record.get("min_conditions", EARLIER_MIN_CONDITIONS) == selfcheck.MIN_CONDITIONS)
+
+
+def whitening_key(record: Any) -> str | None:
+    """What a library's cached whitening is kept under: the calibration's ``made`` id and how many examples were
+    learned since (None: a record without one)."""
+    if not isinstance(record, dict):
+        return None
+    made, learned = record.get("made"), record.get("learned", 0)
+    if not isinstance(made, str) or not isinstance(learned, int) or isinstance(learned, bool):
+        return None
+    return f"{made}+{learned}"
 
 
 def stale(record: Any) -> Any:

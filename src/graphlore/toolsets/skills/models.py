@@ -317,7 +317,9 @@ class RoutingEvidence(Response):
     """Why search_skills answered as it did: the candidates it weighed and the decision."""
 
     candidates: list[CandidateEvidence] = Field(description="The skills hybrid search gathered, best rank first.")
-    margin: float = Field(description="The best candidate's rank minus the runner-up's (0 when it is alone).")
+    margin: float = Field(description="The best candidate's rank minus the runner-up's (0 when it is alone; for a "
+                          "best candidate the linear rule judges in a library with a fresh calibration of its own, "
+                          "the ranks before the whitened move).")
     score: float = Field(
         description="The calibrated judge's evidence for the best candidate, in [0, 1]: 0.5 and above answers."
     )

@@ -134,7 +134,7 @@ def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: in
             evs = [_Ev(match[q, i], rank[q, i], typical[i], cos[q, starts[i]:starts[i + 1]],
                        None if white is None else float(moved[q, i])) for i in found]
             rows.append(decision.features(evs[0], evs[1:]))
-    return decision.outputs(np.array(rows), decision.WHITENED if whitened else decision.SHIPPED)
+    return decision.outputs(np.array(rows), decision.WHITENED if white is not None else decision.SHIPPED)
 
 
 class _Ev:

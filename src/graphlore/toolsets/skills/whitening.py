@@ -11,7 +11,8 @@ network read it. Per search: one 384-vector times ``W`` and 5 dot products.
 
 Only for libraries the judge calibrates (:mod:`selfcheck`: enough skills with enough conditions each): fitted
 from the library's stored vectors when its calibration is made, cached per process with it (keyed by the
-calibration record's ``made`` id), and unused while that record is stale or missing; other libraries keep
+calibration record's ``made`` id and its count of examples learned since, so that every process fits the vectors
+stored now), and unused while that record is stale or missing; other libraries keep
 the shipped rank. The constants were chosen by cross-validation on training folds only (``bench/skills_fit.py``
 ``whiten_top1``, printed by ``bench/skills_routing.py --whiten``; bench/README.md, judge v10).
 """
@@ -59,10 +60,11 @@ class Whitening:
     prototypes: np.ndarray
 
     @classmethod
-    def fit(cls, blocks: Sequence[np.ndarray], heads: Sequence[int], ids: Sequence[str] | None = None) -> Whitening:
+    def fit(cls, blocks: Sequence[np.ndarray], heads: Sequence[int], ids: Sequence[str] | None = None
+            ) -> Whitening | None:
         """From each skill's passage vectors (``heads``: how many describe it before its conditions): the
         within-skill covariance over the skills of 2 conditions or more; a skill without conditions is
-        represented by the mean of its passages."""
+        represented by the mean of its passages. None when no skill has 2 conditions (no spread to measure)."""
         rows, means, every = [], [], []
         for block, head in zip(blocks, heads, strict=True):
             block = np.asarray(block, dtype=np.float64)
@@ -72,6 +74,8 @@ class Whitening:
                 every.append(conditions)
             if len(conditions) >= 2:
                 rows.append(conditions - means[-1])
+        if not rows:
+            return None
         centre = np.vstack(every).mean(axis=0)
         w = inverse_root(np.vstack(rows))
         return cls(w, centre, tuple(ids if ids is not None else range(len(blocks))),
@@ -100,7 +104,7 @@ class Whitening:
 
 class WhiteningCache:
     """Per process (``runtime.state(WhiteningCache)``): the whitening of each calibrated library, keyed by its
-    namespace and the ``made`` id of the calibration it was fitted with; a few libraries at most."""
+    namespace and the calibration it was fitted under (``library.whitening_key``); a few libraries at most."""
 
     def __init__(self, max_libraries: int = MAX_LIBRARIES) -> None:
         self.max_libraries = max_libraries

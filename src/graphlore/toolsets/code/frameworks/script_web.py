@@ -194,7 +194,8 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
                         http_method=method.text.upper() if method.known else None,
                         path=folder.at(facts, call.owner, call.line).fold(url) if url else
                         unknown(f"the call's URL is not readable ({call.args[0][:60]})"), written=url or call.args[0])
-        elif call.args and (found := _request_call(facts, call)) is not None:
+        elif call.args and call.owner not in facts.extra.get("option_methods", {}) and \
+                (found := _request_call(facts, call)) is not None:   # an openapi-generator operation's: `generated_clients`
             method, url = found
             yield _item(bound, index, line=call.line, kind="client", flavor="request",
                         http_method=method.text.upper() if method.known else None,

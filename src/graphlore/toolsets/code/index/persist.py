@@ -100,9 +100,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: it), and ``$http({method: "JSONP"})`` is a GET.
 #: 30: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
 #: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 29 hold what the cruder reading gave.
-#: 31: Spring AMQP bindings make a ``@RabbitListener`` one route per binding and ``convertAndSend(exchange, key)`` an
-#: ``exchange/key`` topic (`frameworks.spring_amqp`): routes and producers of format 30 hold the unbound reading.
-FORMAT = 31
+#: 31: openapi-generator TypeScript files record their request options' methods (``option_methods``): generated clients.
+#: 32: Spring AMQP bindings make a ``@RabbitListener`` one route per binding and ``convertAndSend(exchange, key)`` an
+#: ``exchange/key`` topic (`frameworks.spring_amqp`): routes and producers of format 31 hold the unbound reading.
+FORMAT = 32
 
 
 def _context(values: list) -> FileContext:

@@ -379,54 +379,82 @@ _MEMBER_CUT = ".#:/"
 def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
     """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with four rules over it: a
     symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
-    ``loadVetData``) comes first, never under its class; a declaration (`DECLARATION_KINDS`: a field, a Java
-    file or a package) whose own name does not hold every word of the query comes after the other code (it
-    matched through its owner's or its folder's words: ``Ship#cost`` for "calculate shipping cost"); test code
-    comes after every other hit (it stays listed) unless a query word asks for tests (`TEST_WORDS`); a type
-    comes just after the first of its own methods that is also a hit and whose name shares a word with the
+    ``loadVetData``) comes first, never under its class; a declaration (`DECLARATION_KINDS`: a field, a source
+    file or a package) whose own name does not hold every word of the query, and that the query does not name by
+    its qualified name (``Ship.cost``), comes after the other code (it matched through its owner's or its folder's
+    words: ``Ship#cost`` for "calculate shipping cost"); test code comes after every other hit (it stays listed)
+    unless a word of the query or of an identifier in it asks for tests (`TEST_WORDS`); a type comes just after
+    the first of its own methods that is also a hit and whose name shares a word with the
     query (the method that does the work, not the class that holds it; a field, a constructor or a method
     named otherwise does not move it)."""
     exact = _squeezed(query)
-    tests_wanted = bool(TEST_WORDS & {w.lower() for w in re.findall(r"[^\W_]+", query)})
-    asked_terms = _terms(query)
+    tests_wanted = _asks_for_tests(query)
+    asked = _Asked(query)
     order = sorted(range(len(hits)), key=lambda i: (
         not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact),
-        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked_terms), i))
+        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked), i))
     out = [hits[i] for i in order]
-    asked = _words(query)
+    words = _words(query)
     for hit in [h for h in out if h.node.symbol_kind in TYPE_KINDS and _squeezed(h.node.name) != exact]:
         at = out.index(hit)
-        member = next((j for j in range(at + 1, len(out)) if _named_member(out[j].node, hit.node, asked)), None)
+        member = next((j for j in range(at + 1, len(out)) if _named_member(out[j].node, hit.node, words)), None)
         if member is not None:
             out.insert(member, out.pop(at))
     return out
 
 
-#: symbol kinds that declare and do nothing: a field (a property, a constant), a Java source file (its code is
-#: its types') and a package. A Python or TS/JS ``module`` is not one: its top-level code runs.
+#: symbol kinds that declare and do nothing: a field (a property, a constant), a source file of a typed language
+#: (kind ``file``: Java, Kotlin, C#, Go, Rust, C/C++, PHP, Ruby, proto; its code is its types' and functions') and
+#: a package. A Python or TS/JS ``module`` is not one: its top-level code runs.
 DECLARATION_KINDS = frozenset({"field", "file", "package"})
 
 
-@functools.lru_cache(maxsize=65_536)
+def _asks_for_tests(query: str) -> bool:
+    """Whether a word of the query, or of an identifier in it (``TestUtils``), asks for test code."""
+    return not TEST_WORDS.isdisjoint(_words(query))
+
+
 def _terms(text: str) -> frozenset[str]:
     """The BM25 terms (stemmed, stop words aside) of ``text`` and of its identifiers' case-change words."""
     return frozenset(query_terms(f"{text} {split_words(text)}"))
 
 
-def _unnamed_declaration(node: NodeRef, asked: frozenset[str]) -> bool:
-    """Whether ``node`` is a declaration whose own name leaves a word of the query out."""
+@functools.lru_cache(maxsize=65_536)
+def _name_terms(name: str) -> frozenset[str]:
+    """`_terms` of a symbol's name, kept: a name is short and comes back search after search (a query is
+    neither: up to `MAX_QUERY` characters, each one new, so a query's terms are not kept)."""
+    return _terms(name)
+
+#: what separates the parts of a qualified name or a path, in any language (``.``, ``#``, ``::``, ``/``, ``\``)
+_QUALIFIERS = re.compile(r"[.#:/\\]+")
+
+
+class _Asked:
+    """The query as `_unnamed_declaration` reads it: its terms, and the qualified name it is if it is one word."""
+
+    def __init__(self, query: str) -> None:
+        self.terms = _terms(query)
+        one = query.strip()
+        self.qualified = "" if re.search(r"\s", one) else _QUALIFIERS.sub(".", one.lower()).strip(".")
+
+
+def _unnamed_declaration(node: NodeRef, asked: _Asked) -> bool:
+    """Whether ``node`` is a declaration whose own name leaves a word of the query out and that the query does
+    not name by its qualified name (``Ship.cost``, ``Ship#cost``, ``src/Calculator.java``)."""
     if node.kind != "symbol" or node.symbol_kind not in DECLARATION_KINDS or node.role == "CONFIG":
         return False  # a setting's declaration is its answer (``DATABASE_URL: PostgresDsn``)
-    return not asked <= _terms(node.name)
+    if asked.terms <= _name_terms(node.name):
+        return False
+    label = _QUALIFIERS.sub(".", node.label.lower())
+    return not asked.qualified or not (label == asked.qualified or label.endswith("." + asked.qualified))
 
 
 def paged(query: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
     """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code and declarations that `ranked`
     puts last give their places to the next hits of other code (the ranking fetched `FETCHED` times the
     page), never to more of them."""
-    asked = _terms(query)
-    tests_wanted = not TEST_WORDS.isdisjoint(_words(query))
-
+    asked = _Asked(query)
+    tests_wanted = _asks_for_tests(query)
     exact = _squeezed(query)
 
     def put_last(hit: SearchHit) -> bool:
