@@ -117,7 +117,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A helper `.tpl` that does not parse is listed among the unreadable files (format 31 never listed it).
 #: A library chart several charts name with `file://` gives each its defines (format 31: only the last one).
 #: `break`/`continue` end or skip the `range` (format 31 wrote them as `{?}` and rendered every item after them).
-FORMAT = 32
+#: 33: Spring AMQP bindings make a ``@RabbitListener`` one route per binding and ``convertAndSend(exchange, key)`` an
+#: ``exchange/key`` topic (`frameworks.spring_amqp`): routes and producers of format 32 hold the unbound reading.
+FORMAT = 33
 
 
 def _context(values: list) -> FileContext:
