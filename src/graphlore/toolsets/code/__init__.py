@@ -102,6 +102,8 @@ The map (packages by concern; a package imports only the packages above it)::
       jvm.py                      what JVM frameworks read (Java and Kotlin): annotations, folded values
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
                                   (Java and Kotlin)
+      spring_amqp.py              Spring AMQP declarations: @Bean queues, exchanges, BindingBuilder bindings,
+                                  @RabbitListener @QueueBinding (a listener's routes per binding)
       jaxrs.py                    JAX-RS routes, MicroProfile Rest Client, the JAX-RS client API
       servlet.py                  servlets: @WebServlet and web.xml mappings, the doGet/doPost... they handle
       micronaut.py                Micronaut controllers, @Client, HttpClient, Kafka and RabbitMQ
@@ -129,6 +131,8 @@ The map (packages by concern; a package imports only the packages above it)::
       mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler; domain events)
       command_bus.py              TRIGGERS edges of Java command/query buses (executeCommand -> the type's handler)
       spring_ai.py                TRIGGERS edges of Spring AI tools (a prompt's sender -> the @Tool methods it was given)
+      spring_events.py            TRIGGERS edges of Spring application events (publishEvent -> the listeners of the
+                                  event's type and its supertypes, in the publisher's service)
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
       koa.py                      Koa routes (@koa/router, koa-router): prefixes, nested routers

@@ -31,6 +31,7 @@ from ..services.endpoints import ANY, Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
 from .jvm import JVM_LANGUAGES, JavaFile, annotations, attr, constants
+from .spring_amqp import Binding, Declared, declarations, listener_bindings
 
 MAPPINGS = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
             "PatchMapping": "PATCH", "RequestMapping": None}
@@ -61,6 +62,11 @@ class SpringFile(JavaFile):
     controller_annotations: set[str] = field(default_factory=set)
     #: the WebClient/RestClient base URLs set anywhere in the module (see `file_bases`)
     module_bases: dict[tuple[str, str | None], list[Folded]] = field(default_factory=dict)
+    #: queue -> the bindings the project's ``@Bean`` methods declare for it, and the queue beans (`spring_amqp`)
+    amqp_bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    amqp: Declared | None = None
+    #: the application context its beans live in (`spring_amqp.declarations`)
+    context: str = ""
 
 
 def _item(jf: JavaFile, index: int, kind: str, flavor: str, line: int | None = None, **kw) -> Item:
@@ -82,8 +88,13 @@ def prepare(files: list[Bound], project: Project) -> Reader:
         module = bases.setdefault(jf.bound.ctx.module, {})
         for (owner, flavor), found in file_bases(jf).items():
             module.setdefault((f"{jf.bound.path}:{owner}", flavor), []).extend(found)
+    declared = declarations([jf for jf in spring_files.values() if jf.facts.language == "java"])
+    bindings: dict[str, list[Binding]] = {}
+    for binding in declared.bindings:
+        bindings.setdefault(binding.queue, []).append(binding)
     for jf in spring_files.values():
         jf.module_bases = bases.get(jf.bound.ctx.module, {})
+        jf.amqp_bindings, jf.amqp = bindings, declared
     return lambda bound: read_java(spring_files[bound.path])
 
 
@@ -170,7 +181,12 @@ def _listeners(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[I
         elif class_kafka is not None and "KafkaHandler" in member_anns:
             specs.append(("spring_kafka", "kafka", class_kafka, ("topics", "value"), "topicPattern"))
         if "RabbitListener" in member_anns:
-            specs.append(("spring_rabbit", "rabbit", member_anns["RabbitListener"], ("queues", "value"), None))
+            rabbit = member_anns["RabbitListener"]
+            if attr(rabbit, "bindings") is not None:
+                for queue, binding in listener_bindings(jf, attr(rabbit, "bindings") or "", sym.key):
+                    yield _rabbit_route(jf, member, queue, binding, attr(rabbit, "bindings") or "")
+            else:
+                specs.append(("spring_rabbit", "rabbit", rabbit, ("queues", "value"), None))
         if "JmsListener" in member_anns:
             specs.append(("spring_jms", "jms", member_anns["JmsListener"], ("destination", "value"), None))
         if "StreamListener" in member_anns:
@@ -185,8 +201,17 @@ def _listeners(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[I
                             written=attr(annotation, pattern_key) or "")
                 continue
             for written, topic in jf.folds(topics, sym.key):
-                if written:
+                bean_queue = jf.amqp.queue_of(jf, topic.text) \
+                    if broker == "rabbit" and isinstance(jf, SpringFile) and jf.amqp and topic.known else None
+                if bean_queue is not None:   # ``#{bean.name}``: the queue the bean declares
+                    topic = literal(bean_queue)
+                elif broker == "rabbit" and topic.known and topic.text.startswith("#{"):
+                    topic = unknown(f"the queue a SpEL expression names ({topic.text}) is not known")
+                if written and not (bean_queue or "").startswith("(anonymous"):
                     yield _item(jf, member, "route", framework, broker=broker, topic=topic, written=written)
+                if written and broker == "rabbit" and topic.known and isinstance(jf, SpringFile):
+                    for binding in jf.amqp_bindings.get(topic.text, []):
+                        yield _rabbit_route(jf, member, topic, binding, written)
         if "Bean" in member_anns and member_sym.type in ("Consumer", "Function", "Supplier"):
             yield from _functional(jf, member, member_sym)
         if "SendTo" in member_anns:
@@ -194,6 +219,16 @@ def _listeners(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[I
                 broker = next((b for f, b, *_ in specs), None)
                 if written and broker:
                     yield _item(jf, member, "producer", "send_to", broker=broker, topic=topic, written=written)
+
+
+def _rabbit_route(jf: JavaFile, member: int, queue: Folded, binding: Binding | None, written: str) -> Item:
+    """A ``@RabbitListener`` route: its queue (the default exchange routes by the name), or one of its bindings
+    (topic ``exchange/key``; `spring_amqp`)."""
+    if binding is None:
+        return _item(jf, member, "route", "spring_rabbit", broker="rabbit", topic=queue, written=written)
+    return _item(jf, member, "route", "spring_rabbit", broker="rabbit",
+                 topic=literal(f"{binding.exchange}/{binding.key}"), written=written,
+                 amqp_binding=(binding.queue, binding.exchange, binding.type, binding.key))
 
 
 def _binding(jf: JavaFile, member: int, binding: Folded, framework: str, kind: str, written: str) -> Item:
@@ -372,13 +407,18 @@ def _calls(jf: SpringFile, by_key: dict[str, int]) -> Iterator[Item]:
                                 call.args[0])
                 item.line = call.line
             elif producer_kind == "rabbit_template" and len(call.args) >= 3:
+                # ``convertAndSend(exchange, routingKey, message)``: ``exchange/key`` as `frameworks.amqp` names it, the
+                # key alone on the default exchange ``""`` (the queue it names)
+                exchange, key = (isinstance(jf, SpringFile) and jf.amqp and jf.amqp.bean_name(jf, call, arg) or
+                                 jf.fold(arg, class_key, call.owner, call.line) for arg in call.args[:2])
+                topic = key if exchange.known and exchange.text == "" else exchange + literal("/") + key
                 item = _item(jf, owner_index, "producer", producer_kind, line=call.line, broker=broker,
-                             topic=jf.fold(call.args[0], class_key, call.owner, call.line), written=", ".join(call.args[:2]))
-                item.problems.append("sent to an exchange with a routing key: which queue gets it depends on the "
-                                     "bindings, which are not read")
-            else:
+                             topic=topic, written=", ".join(call.args[:2]))
+            else:   # a 2-argument ``convertAndSend(queue.getName(), msg)``: the default exchange, by the queue's name
+                named = jf.amqp.bean_name(jf, call, call.args[0]) if producer_kind == "rabbit_template" and \
+                    isinstance(jf, SpringFile) and jf.amqp else None
                 item = _item(jf, owner_index, "producer", producer_kind, line=call.line, broker=broker,
-                             topic=jf.fold(call.args[0], class_key, call.owner, call.line), written=call.args[0])
+                             topic=named or jf.fold(call.args[0], class_key, call.owner, call.line), written=call.args[0])
             yield item
 
 

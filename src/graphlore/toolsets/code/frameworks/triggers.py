@@ -1,7 +1,8 @@
 """What runs code that no call in the code names, where a static reader can know it: ``TRIGGERS`` edges (never
 ``CALLS``), from the symbol that sets it off to the symbol that holds what runs. Read across the whole project
 after every update (TypeScript and JavaScript files; C# for MediatR, `frameworks.mediatr`; Java command and query
-buses, `frameworks.command_bus`; Java and Kotlin Spring AI tools, `frameworks.spring_ai`; Python for FastAPI).
+buses, `frameworks.command_bus`; Java and Kotlin Spring AI tools, `frameworks.spring_ai`, and Spring application
+events, `frameworks.spring_events`; Python for FastAPI).
 
 **State-machine events (XState).** A machine is a ``Machine(config, options)`` / ``createMachine(...)`` call in a
 file that imports ``xstate``; its config's ``on: { EVENT: "state" }`` (or ``{ target: "state" }``) transitions
@@ -35,6 +36,7 @@ from .command_bus import command_bus_edges
 from .fastapi_depends import dependency_edges
 from .mediatr import mediator_edges
 from .spring_ai import ai_tool_edges
+from .spring_events import spring_event_edges
 
 SCRIPT = ("typescript", "javascript")
 MACHINES = frozenset({"Machine", "createMachine"})
@@ -72,7 +74,7 @@ def trigger_edges(table: Table, root: Path) -> list[GraphEdge]:
     java = [b for _, b in sorted(table.files.items()) if b.facts.language == "java" and not b.ctx.is_test]
     jvm = java + [b for _, b in sorted(table.files.items()) if b.facts.language == "kotlin" and not b.ctx.is_test]
     edges = (*_xstate(files, root), *_passport(files), *mediator_edges(csharp), *command_bus_edges(java),
-             *ai_tool_edges(jvm), *dependency_edges(table))
+             *ai_tool_edges(jvm), *spring_event_edges(jvm), *dependency_edges(table))
     return list({edge.id: edge for edge in edges}.values())
 
 

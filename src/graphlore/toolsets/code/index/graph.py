@@ -47,7 +47,7 @@ from ..model import (
 )
 from ..services.app_config import app_config
 from ..services.aspire import with_aspire
-from ..services.config_view import client_config, service_config, settings_fields
+from ..services.config_view import amqp_config, client_config, service_config, settings_fields
 from ..services.deployment import Deployment, read_deployment
 from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
@@ -215,6 +215,10 @@ class CodeGraph:
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)
+            amqp = amqp_config(self.service_nodes)
+            for node in self.layout_nodes:   # the bindings its listeners are reached through, in its configuration
+                if node.kind == "microservice" and node.name in amqp:
+                    node.props["config"] = list(dict.fromkeys(node.props.get("config", []) + amqp[node.name]))
             client_config(self.service_nodes, config, deployment)
             fields = settings_fields([b for b in self.table.files.values() if b.facts.language == "python"], config,
                                      deployment)

@@ -117,9 +117,12 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A helper `.tpl` that does not parse is listed among the unreadable files (format 31 never listed it).
 #: A library chart several charts name with `file://` gives each its defines (format 31: only the last one).
 #: `break`/`continue` end or skip the `range` (format 31 wrote them as `{?}` and rendered every item after them).
-#: 33: generated clients' base URLs only from Kiota request adapters and every base a typescript-node class is given,
-#: newer openapi-generator java `invokeAPI("/path", ...)`, TS client variables shadowed by a local (format 32 guessed).
-FORMAT = 33
+#: 33: Spring AMQP bindings make a ``@RabbitListener`` one route per binding and ``convertAndSend(exchange, key)`` an
+#: ``exchange/key`` topic (`frameworks.spring_amqp`): routes and producers of format 32 hold the unbound reading.
+#: 34: generated clients' base URLs only from Kiota request adapters and every base a typescript-node class is given,
+#: newer openapi-generator java `invokeAPI("/path", ...)`, TS client variables shadowed by a local (format 33 guessed);
+#: a Kiota setBaseUrl is not given to every root client of a service that has several.
+FORMAT = 34
 
 
 def _context(values: list) -> FileContext:

@@ -143,3 +143,17 @@ def settings_fields(bounds: list[Bound], config: dict[str, list[str]],
                          else f"{variable}: no default in the code (the environment must set it)")
             out.setdefault(service, {})[bound.fqns[index]] = found
     return out
+
+
+def amqp_config(routes: list) -> dict[str, list[str]]:
+    """Per microservice, the RabbitMQ bindings its listeners are reached through (`frameworks.spring_amqp`): the
+    queue, exchange, its type and the binding key, where the listener is."""
+    out: dict[str, list[str]] = {}
+    for node in routes:
+        binding = node.props.get("amqp_binding") if node.kind == "route" else None
+        if binding:
+            out.setdefault(node.props["microservice"], []).append(
+                f"rabbit binding: queue {binding['queue']} <- {binding['exchange_type']} exchange "
+                f"{binding['exchange']}, key {binding['binding_key']} ({node.props['file']}:{node.props['line']})")
+    return {name: list(dict.fromkeys(lines)) for name, lines in out.items()}
+

@@ -71,6 +71,9 @@ class Item:
     #: routes: the symbol whose requests its handler serves though no call names it (a Razor Page's view, whose
     #: ``@model``'s handler methods serve it): a ``TRIGGERS`` edge from it to the handler
     triggered_by: str | None = None
+    #: AMQP listener routes reached through a declared binding: (queue, exchange, exchange type, binding key); a
+    #: topic exchange's key matches by AMQP's wildcards, a fanout's (key ``#``) every key (`links`)
+    amqp_binding: tuple[str, str, str, str] | None = None
 
     @property
     def resolved(self) -> bool:

@@ -29,7 +29,9 @@ part (``/{?}/products``: a prefix no code read gives) is never linked, whatever 
 gateway route says which such routes could be reached (``unresolved`` when no other is).
 
 **Messages.** A producer reaches every listener route with the same broker and topic (queue,
-destination): publish/subscribe, so several listeners are not ambiguous. A topic no listener in the
+destination): publish/subscribe, so several listeners are not ambiguous. A RabbitMQ route reached through a
+declared binding of a topic exchange (`frameworks.spring_amqp`) matches ``exchange/key`` by AMQP's wildcards (``*``
+one word, ``#`` zero or more), of a fanout exchange every key of that exchange. A topic no listener in the
 project reads is ``unresolved`` (its consumers may be elsewhere).
 """
 
@@ -410,6 +412,9 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                              grpc_service=grpc_links.service_of(item), forward=_forward_props(item, settler))
                 if item.also_declared_in:
                     props["also_declared_in"] = list(item.also_declared_in)
+                if item.amqp_binding is not None:
+                    props["amqp_binding"] = dict(zip(("queue", "exchange", "exchange_type", "binding_key"),
+                                                     item.amqp_binding, strict=True))
                 if item.forward_grpc is not None:   # a grpc-gateway route: the endpoint it dials
                     props.update(_channel(item, names, settler))
                 node = GraphNode(node_id, "route", props["label"],
@@ -460,12 +465,15 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
     _transport(producers)
     http_by_service: dict[str, list[tuple[GraphNode, Item]]] = {}
     listeners: dict[tuple[str, str], list[GraphNode]] = {}
+    patterns: list[tuple[str, str, GraphNode]] = []   # AMQP topic and fanout bindings: (exchange, key pattern, route)
     grpc_routes = grpc_links.routes_by_method(routes)
     for node, item in routes:
         if item.grpc is not None:
             continue
         if item.broker is None and item.path is not None:
             http_by_service.setdefault(item.microservice, []).append((node, item))
+        elif item.amqp_binding is not None and item.amqp_binding[2] in ("topic", "fanout"):
+            patterns.append((item.amqp_binding[1], item.amqp_binding[3], node))
         elif item.broker is not None and item.topic is not None and item.topic.known:
             listeners.setdefault((item.broker, item.topic.text), []).append(node)
 
@@ -484,7 +492,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
         nodes.append(node)
     for node, item in producers:
         edges.append(make_edge(item.owner, "DECLARES_PRODUCER", node.id))
-        edges += _link_producer(node, item, listeners)
+        edges += _link_producer(node, item, listeners, patterns)
         nodes.append(node)
     return nodes, edges
 
@@ -778,10 +786,26 @@ def _reaches(outside: str, pattern: str, caseless: bool) -> bool:
     return match_score(outside.lower() if caseless else outside, pattern.lower() if caseless else pattern) is not None
 
 
-def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str], list[GraphNode]]) -> list[GraphEdge]:
+def amqp_topic_match(pattern: str, key: str) -> bool:
+    """Whether a topic exchange's binding key ``pattern`` routes ``key`` (words split at dots; ``*`` is one word,
+    ``#`` zero or more)."""
+    def match(p: list[str], k: list[str]) -> bool:
+        if not p:
+            return not k
+        if p[0] == "#":
+            return any(match(p[1:], k[i:]) for i in range(len(k) + 1))
+        return bool(k) and (p[0] == "*" or p[0] == k[0]) and match(p[1:], k[1:])
+    return match(pattern.split("."), key.split(".") if key else [])
+
+
+def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str], list[GraphNode]],
+                   patterns: list[tuple[str, str, GraphNode]] | None = None) -> list[GraphEdge]:
     if item.topic is None or not item.topic.known or item.problems:
         return _unresolved(node, "; ".join(item.why()) or "the topic is not known")
     found = listeners.get((item.broker or "", item.topic.text), [])
+    if item.broker == "rabbit":   # a topic exchange's patterns, a fanout's every key
+        found = found + [route for exchange, pattern, route in patterns or [] if item.topic.text.startswith(exchange + "/")
+                         and amqp_topic_match(pattern, item.topic.text[len(exchange) + 1:]) and route not in found]
     if not found:
         return _unresolved(node, f"no listener in the project reads {item.broker} '{item.topic.text}' "
                                  "(its consumers may be outside the project)")
