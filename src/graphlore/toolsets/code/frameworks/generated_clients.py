@@ -13,7 +13,8 @@ unused operation makes no request). A generated file is known by its generator's
   (`languages.typescript.extract`'s ``option_methods``), one of each in the method (``typescript-axios`` writes
   every operation as an arrow function of one object, whose paths and methods the facts do not pair: not read);
   ``typescript-fetch``:
-  ``this.request({ path: `/orders/{id}`..., method: 'GET' })`` (the path there or in its ``urlPath`` local).
+  ``this.request({ path: `/orders/{id}`..., method: 'GET' })``, or the ``{ path, method }`` newer generators' ``xRequestOpts``
+  method returns (the path there or in its ``urlPath`` local).
 - **openapi-generator ``java``** (``okhttp-gson``: ``localVarApiClient.buildCall(basePath, localVarPath, "GET",
   ...)``; ``resttemplate``/``webclient``: ``apiClient.invokeAPI(localVarPath, HttpMethod.GET, ...)``, newer
   generators ``invokeAPI("/pet/{petId}", HttpMethod.GET, ...)``) in a file ``@Generated`` by
@@ -289,22 +290,29 @@ def _read_java_generator(bound: Bound) -> Iterator[Item]:
 
 
 def _read_fetch(bound: Bound) -> Iterator[Item]:
-    """``typescript-fetch``: ``this.request({ path: `/pet/{petId}`.replace(...), method: 'GET', ... })`` (the path
+    """``typescript-fetch``: ``this.request({ path: `/pet/{petId}`.replace(...), method: 'GET', ... })``, or (newer
+    generators) the ``{ path, method }`` a ``getPetByIdRequestOpts`` method returns for ``this.request(..)`` (the path
     written there or in a local ``urlPath``)."""
     facts = bound.facts
+    found: list[tuple[str, int, str, str | None]] = []   # (owner, line, path as written, method)
     for call in facts.calls:
-        if call.name != "request" or call.receiver != ["this"] or not call.args:
-            continue
-        path, method = object_field(call.args[0], "path"), object_field(call.args[0], "method")
-        method = method.strip("'\"`").upper() if method and method[:1] in "'\"`" else None
+        if call.name == "request" and call.receiver == ["this"] and call.args:
+            method = object_field(call.args[0], "method")
+            found.append((call.owner, call.line, object_field(call.args[0], "path") or "",
+                          method.strip("'\"`").upper() if method and method[:1] in "'\"`" else None))
+    for owner, options in facts.extra.get("option_methods", {}).items():
+        if "return" in options:
+            line, method = options["return"]
+            found.append((owner, line, facts.extra.get("returns_object", {}).get(owner, {}).get("path", ""), method))
+    for owner, line, path, method in found:
         if not path or method not in HTTP_METHODS:
             continue
         if path.strip() in ("urlPath", "localVarPath"):
-            entries = facts.extra.get("assigns", {}).get(call.owner, {}).get(path.strip(), [])
+            entries = facts.extra.get("assigns", {}).get(owner, {}).get(path.strip(), [])
             path = next((v for _, values in entries[:1] for v in values), "")
-        found = _PATH_LITERAL.match(path.strip())
-        if found:
-            yield _client(bound, call.owner, call.line, method, found.group(2), None,
+        literal_path = _PATH_LITERAL.match(path.strip())
+        if literal_path:
+            yield _client(bound, owner, line, method, literal_path.group(2), None,
                           "the generated client's base path is its Configuration's, set at run time (not traced)", path)
 
 

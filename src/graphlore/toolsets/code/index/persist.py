@@ -121,7 +121,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``exchange/key`` topic (`frameworks.spring_amqp`): routes and producers of format 32 hold the unbound reading.
 #: 34: generated clients' base URLs only from Kiota request adapters and every base a typescript-node class is given,
 #: newer openapi-generator java `invokeAPI("/path", ...)`, TS client variables shadowed by a local (format 33 guessed);
-#: a Kiota setBaseUrl is not given to every root client of a service that has several.
+#: a Kiota setBaseUrl is not given to every root client of a service that has several; openapi-generator TS facts
+#: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 FORMAT = 34
 
 
