@@ -787,3 +787,16 @@ def test_a_newer_typescript_fetch_operation_built_by_its_request_opts_method_is_
     (props,) = [p for p in made if p["file"].endswith("cancel.ts")]
     assert (props["http_method"], props["source_layer"]) == ("DELETE", "generated")
     assert props["target_path_template"].endswith("/orders/{orderId}") and "Configuration" in props["unresolved_reason"]
+
+
+def test_a_typescript_node_class_imported_through_the_generated_packages_barrel_files_is_read(tmp_path):
+    files = {k: v for k, v in FILES.items() if k.startswith(("checkout/", "orders/")) and not k.endswith("own.ts")}
+    files |= {"checkout/src/generated/api.ts": "export * from './api/apis';\nexport * from './model/models';\n",
+              "checkout/src/generated/model/models.ts": "export * from './order';\n",
+              "checkout/src/generated/model/order.ts": "export class Order {\n    id?: string;\n}\n",
+              "checkout/src/generated/api/apis.ts": "export * from './ordersApi';\nimport { OrdersApi } from './ordersApi';\n"
+                                                    "export const APIS = [OrdersApi];\n",
+              "checkout/src/index.ts": TS_NODE_USE.replace("./generated/api/ordersApi", "./generated/api")}
+    (props,) = [p for p in _clients_of(tmp_path, files) if p["file"].endswith("index.ts")]
+    assert (props["http_method"], props["target_path_template"]) == ("POST", "/orders")
+    assert props["target_service"] == "orders" and props["match"] == "cross_service"   # the constructor's base

@@ -26,7 +26,7 @@ okhttp-gson's ``reserve`` -> ``reserveWithHttpInfo`` -> ... -> ``reserveCall``).
 when its receiver's type is surely that class: Java, a local, parameter or field declared of it, or a chain of
 calls each typed by the return type of the one project method so named (``client.products().byProductId(id).get()``),
 the class being the one project class of that simple name; TS/JS, a variable made or declared of the class imported
-from the generated file.
+from the generated file (or through its package's re-exporting barrel files, ``export * from``).
 
 **Base URL** (folded as any value; one value is the base, none or several leave the path's base unknown, saying
 why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code (a
@@ -150,9 +150,11 @@ class Generated:
         classes = {}
         for imp in bound.facts.imports:
             for name, alias in imp.names if imp.target.startswith(".") else ():
-                target = resolve_script(self.scripts, bound.path, imp.target)
-                if target is not None and self.scripts[target].extra.get("option_methods"):
-                    classes[alias] = (target, name)
+                reached = _declaring_file(self.scripts, bound.path, imp.target, name, lambda target, cls: any(
+                    sym.kind == "class" and sym.name == cls for sym in self.scripts[target].symbols)
+                    and self.scripts[target].extra.get("option_methods"))
+                if reached is not None:
+                    classes[alias] = reached
         folder = ScriptFolder(self.scripts, bound.path)
         for call in bound.facts.calls:
             if call.kind == "new" and call.name in classes:
@@ -339,8 +341,9 @@ class Sites:
         #: Java class simple name -> method name -> its return types (simple names), and how many classes so named
         self.returns: dict[str, dict[str, set[str]]] = {}
         self.java_classes: dict[str, int] = {}
-        #: generated TS/JS files holding operations
+        #: generated TS/JS files holding operations, and every TS/JS file's facts (to follow re-exports)
         self.script_files: set[str] = set()
+        self.scripts: dict[str, FileFacts] = {b.path: b.facts for b in bounds if b.facts.language != "java"}
         for bound in bounds:
             facts = bound.facts
             if facts.language == "java":
@@ -402,11 +405,30 @@ class Sites:
         for imp in bound.facts.imports:
             for imported, alias in imp.names:
                 if alias == name and imp.target.startswith("."):
-                    target = resolve_script({p: None for p in self.script_files} | {bound.path: None}, bound.path,
-                                            imp.target)
-                    if target in self.script_files:
-                        return f"{target}:{imported}"
+                    reached = _declaring_file(self.scripts, bound.path, imp.target, imported,
+                                              lambda target, cls: f"{target}:{cls}" in self.entries)
+                    if reached is not None:
+                        return f"{reached[0]}:{reached[1]}"
         return None
+
+
+def _declaring_file(scripts: dict[str, FileFacts], path: str, spec: str, name: str, declares, depth: int = 0
+                    ) -> tuple[str, str] | None:
+    """(file, class name there) an import of ``name`` from ``spec`` reaches: the file, or through the re-exports
+    (``export * from``, ``export { X } from``) of a generated package's barrel files (``api.ts``, ``apis.ts``)."""
+    target = resolve_script(scripts, path, spec)
+    if target is None or depth > 4:
+        return None
+    if declares(target, name):
+        return target, name
+    for imp in scripts[target].imports:
+        for imported, alias in imp.names if imp.reexport and imp.target.startswith(".") else ():
+            if alias == name or imported == "*":
+                found = _declaring_file(scripts, target, imp.target, name if imported == "*" else imported, declares,
+                                        depth + 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _simple(written: str) -> str:
