@@ -800,3 +800,12 @@ def test_a_typescript_node_class_imported_through_the_generated_packages_barrel_
     (props,) = [p for p in _clients_of(tmp_path, files) if p["file"].endswith("index.ts")]
     assert (props["http_method"], props["target_path_template"]) == ("POST", "/orders")
     assert props["target_service"] == "orders" and props["match"] == "cross_service"   # the constructor's base
+
+
+def test_only_clients_can_be_filtered_as_generated_routes_and_producers_never_are():
+    from graphlore.toolsets.code.query.filters import parse_filter
+
+    assert parse_filter("client", {"source_layer": "generated"})
+    for kind in ("route", "producer"):
+        with pytest.raises(Exception, match="valid values: framework, config, declared$"):
+            parse_filter(kind, {"source_layer": "generated"})
