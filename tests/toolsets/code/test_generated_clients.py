@@ -424,7 +424,32 @@ public class OwnRequestBuilder extends BaseRequestBuilder {
     public RequestInformation toDeleteRequestInformation() {
         return new RequestInformation(HttpMethod.DELETE, urlTemplate, pathParameters);
     }
+
+    public void delete() {
+        requestAdapter.sendPrimitive(toDeleteRequestInformation(), null, Void.class);
+    }
 }
+'''
+#: project code calling the look-alikes (so that reading them as generated would show)
+NOT_GENERATED_USE_JAVA = '''package com.example.ui.own;
+
+public class OwnUse {
+    private final OwnRequestBuilder own;
+
+    public OwnUse(OwnRequestBuilder own) {
+        this.own = own;
+    }
+
+    public void remove() {
+        own.delete();
+    }
+}
+'''
+NOT_GENERATED_USE_TS = '''import { Orders } from './own';
+
+const orders = new Orders();
+
+export const removeOrder = (id: string) => orders.remove(id);
 '''
 CATALOG = '''from flask import Flask
 
@@ -448,6 +473,8 @@ FILES = {
     f"ui/{JAVA}/ui/client/products/ProductsRequestBuilder.java": KIOTA_PRODUCTS,
     f"ui/{JAVA}/ui/config/ClientConfig.java": KIOTA_CONFIG,
     f"ui/{JAVA}/ui/own/OwnRequestBuilder.java": NOT_KIOTA,
+    f"ui/{JAVA}/ui/own/OwnUse.java": NOT_GENERATED_USE_JAVA,
+    "checkout/src/use_own.ts": NOT_GENERATED_USE_TS,
     "checkout/package.json": '{"name": "checkout", "dependencies": {"request": "^2"}}',
     "checkout/Dockerfile": "FROM node:20\n",
     "checkout/src/generated/api/ordersApi.ts": TS_NODE,
@@ -577,3 +604,208 @@ def test_a_typescript_fetch_call_keeps_its_method_and_path_and_leaves_its_base_u
 def test_code_of_the_same_shape_without_a_generators_marker_is_not_read_as_generated(clients):
     assert not [p for p in _one(clients, "ui/own/") if p["source_layer"] == "generated"]
     assert not [p for p in _one(clients, "checkout/src/own.ts") if p["source_layer"] == "generated"]
+
+
+def _clients_of(tmp_path, files: dict[str, str]) -> list[dict]:
+    nodes, _ = CodeGraph.build(write_tree(tmp_path / "shop", files)).snapshot()
+    return sorted((n.props for n in nodes.values() if n.kind == "client"), key=lambda p: (p["file"], p["line"]))
+
+
+KIOTA_UI = {k: v for k, v in FILES.items() if k.startswith(("ui/", "catalog/"))}
+
+
+def test_a_set_base_url_of_something_not_a_request_adapter_is_not_the_kiota_base(tmp_path):
+    files = {**KIOTA_UI, f"ui/{JAVA}/ui/config/ClientConfig.java": '''package com.example.ui.config;
+
+public class ClientConfig {
+    public void setup(SomeSdk sdk) {
+        sdk.setBaseUrl("http://catalog:5000");
+    }
+}
+'''}
+    made = [p for p in _clients_of(tmp_path, files) if p["source_layer"] == "generated"]
+    assert made and {p["base_url"] for p in made} == {"http://localhost:8080"}   # the generated client's own
+
+
+def test_a_set_base_url_on_an_adapter_of_unknown_type_leaves_the_kiota_base_unknown(tmp_path):
+    files = {**KIOTA_UI, f"ui/{JAVA}/ui/config/ClientConfig.java": '''package com.example.ui.config;
+
+public class ClientConfig {
+    public void setup(GraphServiceClient graph) {
+        graph.getRequestAdapter().setBaseUrl("http://catalog:5000");
+    }
+}
+'''}
+    made = [p for p in _clients_of(tmp_path, files) if p["source_layer"] == "generated"]
+    assert made and all(p["match"] == "unresolved" and "setBaseUrl" in p["unresolved_reason"] for p in made)
+
+
+def test_a_parameter_that_shadows_a_generated_client_variable_is_not_that_client(tmp_path):
+    use = TS_NODE_USE + '''
+export function other(ordersApi: Other) {
+  return ordersApi.createOrder({});
+}
+'''
+    files = {k: v for k, v in FILES.items() if k.startswith("checkout/") and not k.endswith("own.ts")}
+    made = [p for p in _clients_of(tmp_path, {**files, "checkout/src/index.ts": use}) if p["file"].endswith("index.ts")]
+    assert [p["line"] for p in made] == [6]
+
+
+RESTTEMPLATE_NEW = '''package org.openapitools.client.api;
+
+import org.openapitools.client.ApiClient;
+import org.springframework.http.HttpMethod;
+
+@jakarta.annotation.Generated(value = "org.openapitools.codegen.languages.JavaClientCodegen", comments = "Generator version: 7.8.0")
+public class PetApi {
+    private ApiClient apiClient;
+
+    public Pet getPetById(Long petId) throws RestClientException {
+        return getPetByIdWithHttpInfo(petId).getBody();
+    }
+
+    public ResponseEntity<Pet> getPetByIdWithHttpInfo(Long petId) throws RestClientException {
+        final Map<String, Object> uriVariables = new HashMap<String, Object>();
+        uriVariables.put("petId", petId);
+        return apiClient.invokeAPI("/pet/{petId}", HttpMethod.GET, uriVariables, localVarQueryParams, null,
+            localVarHeaderParams, localVarCookieParams, localVarFormParams, localVarAccept, localVarContentType,
+            localVarAuthNames, localReturnType);
+    }
+}
+'''
+PETS_USE = '''package com.example.shop;
+
+import org.openapitools.client.api.PetApi;
+
+public class Pets {
+    private final PetApi petApi;
+
+    public Pets(PetApi petApi) {
+        this.petApi = petApi;
+    }
+
+    public Object one(Long id) {
+        return petApi.getPetById(id);
+    }
+}
+'''
+
+
+def test_a_newer_openapi_generator_resttemplate_call_with_its_path_written_in_invoke_api_is_read(tmp_path):
+    files = {"shop/pom.xml": POM.format(name="shop"), "shop/src/main/java/org/openapitools/client/api/PetApi.java":
+             RESTTEMPLATE_NEW, "shop/src/main/java/com/example/shop/Pets.java": PETS_USE}
+    (props,) = _clients_of(tmp_path, files)
+    assert (props["http_method"], props["source_layer"], props["line"]) == ("GET", "generated", 13)
+    assert props["target_path_template"].endswith("/pet/{petId}") and "ApiClient" in props["unresolved_reason"]
+
+
+CHECKOUT = {k: v for k, v in FILES.items() if k.startswith("checkout/") and not k.endswith("own.ts")}
+
+
+@pytest.mark.parametrize(("use", "base"), [
+    ("const ordersApi = new OrdersApi();\nordersApi.basePath = process.env.ORDERS_URL;\n", None),   # default, then set
+    ("const ordersApi = new OrdersApi();\nconst other = new OrdersApi('http://orders:8080');\n", None),
+    ("const ordersApi = new OrdersApi('svc-user', 'secret');\n", "http://localhost"),   # (username, password)
+    ("const ordersApi = new OrdersApi('svc-user', 'secret', 'http://orders:8080');\n", "http://orders:8080"),
+])
+def test_a_typescript_node_base_path_set_at_run_time_or_several_ways_is_not_taken_as_known(tmp_path, use, base):
+    use = f"import {{ OrdersApi }} from './generated/api/ordersApi';\n\n{use}\nexport const go = (o) => ordersApi.createOrder(o);\n"
+    (props,) = [p for p in _clients_of(tmp_path, {**CHECKOUT, "checkout/src/index.ts": use}) if p["file"].endswith("index.ts")]
+    assert props["base_url"] == base and props["source_layer"] == "generated"
+    if base is None:
+        assert "set 2 ways" in props["unresolved_reason"] and "\x01" not in props["unresolved_reason"]
+
+
+ORDERS_KIOTA_ROOT = '''package com.example.ui.orders;
+
+import com.microsoft.kiota.BaseRequestBuilder;
+import com.microsoft.kiota.HttpMethod;
+import com.microsoft.kiota.RequestAdapter;
+import com.microsoft.kiota.RequestInformation;
+
+@jakarta.annotation.Generated("com.microsoft.kiota")
+public class OrdersClient extends BaseRequestBuilder {
+    public OrdersClient(final RequestAdapter requestAdapter) {
+        super(requestAdapter, "{+baseurl}");
+        if (requestAdapter.getBaseUrl() == null || requestAdapter.getBaseUrl().isEmpty()) {
+            requestAdapter.setBaseUrl("http://orders:8080");
+        }
+    }
+}
+'''
+
+
+def test_a_set_base_url_is_not_given_to_every_kiota_client_of_a_service_that_has_several(tmp_path):
+    files = {**KIOTA_UI, f"ui/{JAVA}/ui/orders/OrdersClient.java": ORDERS_KIOTA_ROOT}
+    made = [p for p in _clients_of(tmp_path, files) if p["source_layer"] == "generated"]
+    assert made and all(p["match"] == "unresolved" and "2 Kiota clients" in p["unresolved_reason"] for p in made)
+
+
+TS_FETCH_REQUEST_OPTS = '''/* tslint:disable */
+/**
+ * Orders API
+ * NOTE: This class is auto generated by OpenAPI Generator (https://openapi-generator.tech).
+ * Do not edit the class manually.
+ */
+
+import * as runtime from '../runtime';
+
+export class OrdersApi extends runtime.BaseAPI {
+
+    /**
+     * Creates request options for cancelOrder without sending the request
+     */
+    async cancelOrderRequestOpts(requestParameters: CancelOrderRequest): Promise<runtime.RequestOpts> {
+        const headerParameters: runtime.HTTPHeaders = {};
+
+        let urlPath = `/orders/{orderId}`;
+        urlPath = urlPath.replace(`{${"orderId"}}`, encodeURIComponent(String(requestParameters['orderId'])));
+
+        return {
+            path: urlPath,
+            method: 'DELETE',
+            headers: headerParameters,
+        };
+    }
+
+    async cancelOrderRaw(requestParameters: CancelOrderRequest, initOverrides?: RequestInit): Promise<runtime.ApiResponse<void>> {
+        const requestOptions = await this.cancelOrderRequestOpts(requestParameters);
+        const response = await this.request(requestOptions, initOverrides);
+        return new runtime.VoidApiResponse(response);
+    }
+
+    async cancelOrder(requestParameters: CancelOrderRequest, initOverrides?: RequestInit): Promise<void> {
+        await this.cancelOrderRaw(requestParameters, initOverrides);
+    }
+}
+'''
+
+
+def test_a_newer_typescript_fetch_operation_built_by_its_request_opts_method_is_read(tmp_path):
+    files = {k: v for k, v in FILES.items() if k.startswith("web/")}
+    made = _clients_of(tmp_path, {**files, "web/src/generated/apis/OrdersApi.ts": TS_FETCH_REQUEST_OPTS})
+    (props,) = [p for p in made if p["file"].endswith("cancel.ts")]
+    assert (props["http_method"], props["source_layer"]) == ("DELETE", "generated")
+    assert props["target_path_template"].endswith("/orders/{orderId}") and "Configuration" in props["unresolved_reason"]
+
+
+def test_a_typescript_node_class_imported_through_the_generated_packages_barrel_files_is_read(tmp_path):
+    files = {k: v for k, v in FILES.items() if k.startswith(("checkout/", "orders/")) and not k.endswith("own.ts")}
+    files |= {"checkout/src/generated/api.ts": "export * from './api/apis';\nexport * from './model/models';\n",
+              "checkout/src/generated/model/models.ts": "export * from './order';\n",
+              "checkout/src/generated/model/order.ts": "export class Order {\n    id?: string;\n}\n",
+              "checkout/src/generated/api/apis.ts": "export * from './ordersApi';\nimport { OrdersApi } from './ordersApi';\n"
+                                                    "export const APIS = [OrdersApi];\n",
+              "checkout/src/index.ts": TS_NODE_USE.replace("./generated/api/ordersApi", "./generated/api")}
+    (props,) = [p for p in _clients_of(tmp_path, files) if p["file"].endswith("index.ts")]
+    assert (props["http_method"], props["target_path_template"]) == ("POST", "/orders")
+    assert props["target_service"] == "orders" and props["match"] == "cross_service"   # the constructor's base
+
+
+def test_only_clients_can_be_filtered_as_generated_routes_and_producers_never_are():
+    from graphlore.toolsets.code.query.filters import parse_filter
+
+    assert parse_filter("client", {"source_layer": "generated"})
+    for kind in ("route", "producer"):
+        with pytest.raises(Exception, match="valid values: framework, config, declared$"):
+            parse_filter(kind, {"source_layer": "generated"})

@@ -13,10 +13,12 @@ unused operation makes no request). A generated file is known by its generator's
   (`languages.typescript.extract`'s ``option_methods``), one of each in the method (``typescript-axios`` writes
   every operation as an arrow function of one object, whose paths and methods the facts do not pair: not read);
   ``typescript-fetch``:
-  ``this.request({ path: `/orders/{id}`..., method: 'GET' })`` (the path there or in its ``urlPath`` local).
+  ``this.request({ path: `/orders/{id}`..., method: 'GET' })``, or the ``{ path, method }`` newer generators' ``xRequestOpts``
+  method returns (the path there or in its ``urlPath`` local).
 - **openapi-generator ``java``** (``okhttp-gson``: ``localVarApiClient.buildCall(basePath, localVarPath, "GET",
-  ...)``; ``resttemplate``/``webclient``: ``apiClient.invokeAPI(localVarPath, HttpMethod.GET, ...)``) in a file
-  ``@Generated`` by ``org.openapitools.codegen``: the method's ``localVarPath = "/pet/{petId}"...``.
+  ...)``; ``resttemplate``/``webclient``: ``apiClient.invokeAPI(localVarPath, HttpMethod.GET, ...)``, newer
+  generators ``invokeAPI("/pet/{petId}", HttpMethod.GET, ...)``) in a file ``@Generated`` by
+  ``org.openapitools.codegen``: the path written in the call, else the method's ``localVarPath = "/pet/{petId}"...``.
 
 **Call sites** (`Sites`). An operation is entered through its generated method or a method of the same class that
 calls it (closed over the class: Kiota's ``get()`` -> ``get(config)`` -> ``toGetRequestInformation(config)``,
@@ -24,12 +26,15 @@ okhttp-gson's ``reserve`` -> ``reserveWithHttpInfo`` -> ... -> ``reserveCall``).
 when its receiver's type is surely that class: Java, a local, parameter or field declared of it, or a chain of
 calls each typed by the return type of the one project method so named (``client.products().byProductId(id).get()``),
 the class being the one project class of that simple name; TS/JS, a variable made or declared of the class imported
-from the generated file.
+from the generated file (or through its package's re-exporting barrel files, ``export * from``).
 
 **Base URL** (folded as any value; one value is the base, none or several leave the path's base unknown, saying
-why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code, else
-what the generated client sets (the document's server). ``typescript-node``: what the project passes to ``new
-OrdersApi(basePath)`` (the class imported from the generated file), else the generated ``defaultBasePath``.
+why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code (a
+receiver declared of a ``...RequestAdapter`` type; one of unknown type leaves the base unknown; in a service with
+several Kiota root clients, not traced to one of them: unknown), else what the generated client sets (the document's
+server). ``typescript-node``: each base the project gives the class imported from the
+generated file: ``new OrdersApi(basePath)`` (or ``(username, password, basePath)``), ``ordersApi.basePath = ...``,
+and the generated ``defaultBasePath`` where it constructs one without a base path.
 ``typescript-fetch`` and Java: the base is the project's ``Configuration``/``ApiClient`` at run
 time: not traced, so the client stays unresolved with its path known. The ``request`` call a ``typescript-node``
 operation makes is no client of its own (`script_web` skips it).
@@ -41,7 +46,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ..languages.folding import Folded, literal, unknown
+from ..languages.folding import UNKNOWN, Folded, literal, plain, unknown
 from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import FileFacts
@@ -97,11 +102,14 @@ class Generated:
         self.scripts: dict[str, FileFacts] = {b.path: b.facts for b in bounds if b.facts.language != "java"}
         #: microservice -> the values set with Kiota's ``setBaseUrl`` (outside generated code, in it)
         self.kiota_bases: dict[str, tuple[list[Folded], list[Folded]]] = {}
+        #: microservice -> its Kiota root clients (the classes whose template is ``{+baseurl}`` alone)
+        self.kiota_roots: dict[str, set[str]] = {}
         #: (generated file, class) -> what the project passes to its constructor (None: nothing)
         self.constructed: dict[tuple[str, str], list[Folded | None]] = {}
         for bound in bounds:
             if bound.facts.language == "java":
                 self._kiota_bases(bound)
+                self._kiota_roots(bound)
             else:
                 self._constructions(bound)
 
@@ -112,45 +120,95 @@ class Generated:
         file = JavaFile(bound, constants(self.project), self.project.values(bound.ctx.module))
         own, generated = self.kiota_bases.setdefault(bound.ctx.microservice, ([], []))
         for call in calls:
-            value = file.fold(call.args[0], call.owner.partition("#")[0], call.owner, call.line)
+            adapter = _adapter_receiver(bound, call)
+            if adapter is False:
+                continue
+            value = file.fold(call.args[0], call.owner.partition("#")[0], call.owner, call.line) if adapter else \
+                unknown(f"setBaseUrl(...) at {bound.path}:{call.line} on a receiver of unknown type")
             (generated if _is_generated(bound) else own).append(value)
 
+    def _kiota_roots(self, bound: Bound) -> None:
+        for index, sym in enumerate(bound.facts.symbols):
+            if sym.kind == "class" and _is_kiota(bound, index):
+                members = {bound.facts.symbols[i].key for i in bound.members(sym.key)}
+                if _kiota_class_template(bound, members) == '"{+baseurl}"':
+                    self.kiota_roots.setdefault(bound.ctx.microservice, set()).add(sym.name)
+
     def kiota_base(self, microservice: str) -> tuple[str | None, str | None]:
+        roots = sorted(self.kiota_roots.get(microservice, ()))
         own, generated = self.kiota_bases.get(microservice, ([], []))
+        if own and len(roots) > 1:   # which adapter (and its setBaseUrl) each client is built with is not traced
+            return None, f"the service has {len(roots)} Kiota clients ({', '.join(roots)[:120]}): which adapter's " \
+                         "setBaseUrl each is given is not traced"
         return _one(own or generated, "no setBaseUrl(...) of a request adapter in the service")
 
     def _constructions(self, bound: Bound) -> None:
-        classes = {alias: (imp.target, name) for imp in bound.facts.imports if imp.target.startswith(".")
-                   for name, alias in imp.names}
+        """What the project's ``new OrdersApi(...)`` (None: no base path given, the generated default) and its
+        ``ordersApi.basePath = ...`` give a ``typescript-node`` class imported from its generated file."""
+        if _is_generated(bound):
+            return
+        classes = {}
+        for imp in bound.facts.imports:
+            for name, alias in imp.names if imp.target.startswith(".") else ():
+                reached = _declaring_file(self.scripts, bound.path, imp.target, name, lambda target, cls: any(
+                    sym.kind == "class" and sym.name == cls for sym in self.scripts[target].symbols)
+                    and self.scripts[target].extra.get("option_methods"))
+                if reached is not None:
+                    classes[alias] = reached
+        folder = ScriptFolder(self.scripts, bound.path)
         for call in bound.facts.calls:
-            if call.kind != "new" or call.name not in classes:
-                continue
-            spec, name = classes[call.name]
-            target = resolve_script(self.scripts, bound.path, spec)
-            if target is None or not self.scripts[target].extra.get("option_methods"):
-                continue
-            value = ScriptFolder(self.scripts, bound.path).at(bound.facts, call.owner, call.line).fold(
-                call.args[0]) if call.args else None
-            self.constructed.setdefault((target, name), []).append(value)
+            if call.kind == "new" and call.name in classes:
+                # constructor(basePath?) or constructor(username, password?, basePath?)
+                given = call.args[0] if len(call.args) == 1 else call.args[2] if len(call.args) >= 3 else None
+                value = folder.at(bound.facts, call.owner, call.line).fold(given) if given else None
+                self.constructed.setdefault(classes[call.name], []).append(value)
+        for owner, assigned in bound.facts.extra.get("assigns", {}).items():
+            for key, entries in assigned.items():
+                obj, _, prop = key.rpartition(".")
+                for line, values in entries if prop == "basePath" and obj else ():
+                    made = classes.get(_script_type(bound, owner, obj, line, not obj.startswith("this.")))
+                    for value in values if made else ():
+                        self.constructed.setdefault(made, []).append(
+                            folder.at(bound.facts, owner, line).fold(value))
 
     def script_base(self, bound: Bound, class_name: str) -> tuple[str | None, str | None]:
         made = self.constructed.get((bound.path, class_name), [])
-        given = [v for v in made if v is not None]
-        if given:
-            return _one(given, "")
         default = bound.facts.extra.get("values", {}).get("defaultBasePath")
-        if default is None:
+        if default is None and (not made or None in made):
             return None, f"no project file constructs {class_name} with a base path"
-        return _one([ScriptFolder(self.scripts, bound.path).fold(default)], "")
+        folded = ScriptFolder(self.scripts, bound.path).fold(default) if default is not None else None
+        return _one([v if v is not None else folded for v in made] or [folded], "")
+
+
+def _script_type(bound: Bound, owner: str, name: str, line: int, plain: bool) -> str:
+    """The class a TS/JS variable (``plain``) or ``this.`` field is declared or made of ("" when not known): a local
+    or parameter of ``owner`` first, then the module's variable of that name."""
+    name = name.removeprefix("this.")
+    shadowed = owner and name in bound.facts.locals.get(owner, {})   # a local or parameter of that name
+    written = bound.facts.extra.get("globals", {}).get(name, "") if plain and not shadowed else ""
+    written = written or declared_type(bound, owner, name, line)
+    return written.lstrip("~").removeprefix("new ").split("(", 1)[0].split("<", 1)[0].strip()
+
+
+def _adapter_receiver(bound: Bound, call) -> bool | None:
+    """Whether a ``setBaseUrl`` call's receiver is a Kiota request adapter (a local, parameter or field declared of a
+    type named ``...RequestAdapter``); None when its type is not known (``client.getRequestAdapter()``)."""
+    tree = call.receiver
+    if isinstance(tree, list) and (tree[:1] == ["name"] or (tree[:2] == ["field", ["this"]] and len(tree) > 2)):
+        written = _simple(declared_type(bound, call.owner, tree[1] if tree[0] == "name" else tree[2], call.line))
+        return written.endswith("RequestAdapter") if written else None
+    return None
 
 
 def _one(values: list[Folded], none: str) -> tuple[str | None, str | None]:
     texts = sorted({v.text for v in values})
+    if texts == [UNKNOWN]:
+        return None, "; ".join(sorted({w for v in values for w in v.why})) or "the base URL is not known"
     if len(texts) == 1:
         return texts[0] or None, None
     if not texts:
         return None, none
-    return None, f"the generated client's base URL is set {len(texts)} ways ({', '.join(texts)[:120]})"
+    return None, f"the generated client's base URL is set {len(texts)} ways ({', '.join(map(plain, texts))[:120]})"
 
 
 def _client(bound: Bound, owner: str, line: int, method: str, path: str, base: str | None, why: str | None,
@@ -167,11 +225,9 @@ def _read_kiota(generated: Generated, bound: Bound) -> Iterator[Item]:
         if sym.kind != "class" or not _is_kiota(bound, index):
             continue
         mine = {m for m in (facts.symbols[i].key for i in bound.members(sym.key))}
-        templates = {c.args[1] for c in facts.calls if c.owner in mine and c.kind == "super" and len(c.args) >= 2
-                     and c.args[1].startswith('"')}
-        if len(templates) != 1:
+        written = _kiota_class_template(bound, mine)
+        if written is None:
             continue
-        written = next(iter(templates))
         for call in facts.calls:
             found = _HTTP_METHOD_ENUM.match(call.args[0]) if (
                 call.owner in mine and call.kind == "new" and call.name == "RequestInformation" and call.args) else None
@@ -179,6 +235,13 @@ def _read_kiota(generated: Generated, bound: Bound) -> Iterator[Item]:
                 base, why = generated.kiota_base(bound.ctx.microservice)
                 yield _client(bound, call.owner, call.line, found.group(1), _kiota_template(written), base, why,
                               written)
+
+
+def _kiota_class_template(bound: Bound, members: set[str]) -> str | None:
+    """The one URL template a Kiota class's constructors give ``super(requestAdapter, "{+baseurl}/...", ...)``."""
+    templates = {c.args[1] for c in bound.facts.calls if c.owner in members and c.kind == "super" and len(c.args) >= 2
+                 and c.args[1].startswith('"')}
+    return next(iter(templates)) if len(templates) == 1 else None
 
 
 def _local_path(facts: FileFacts, owner: str) -> tuple[int, str, str] | None:
@@ -214,10 +277,14 @@ def _read_java_generator(bound: Bound) -> Iterator[Item]:
         method = None
         if call.name == "buildCall" and len(call.args) >= 3 and call.args[1] == "localVarPath":
             method = call.args[2].strip('"').upper()
-        elif call.name == "invokeAPI" and len(call.args) >= 2 and call.args[0] == "localVarPath":
+        elif call.name == "invokeAPI" and len(call.args) >= 2 and (
+                call.args[0] == "localVarPath" or _PATH_LITERAL.match(call.args[0])):
             enum = _HTTP_METHOD_ENUM.match(call.args[1])
             method = enum.group(1) if enum else None
-        found = _local_path(facts, call.owner) if method in HTTP_METHODS else None
+        if method not in HTTP_METHODS:
+            continue
+        written = _PATH_LITERAL.match(call.args[0]) if call.name == "invokeAPI" else None   # newer: invokeAPI("/pet/{petId}", ...)
+        found = (call.line, written.group(2), call.args[0]) if written else _local_path(facts, call.owner)
         if found is not None:
             line, path, written = found
             yield _client(bound, call.owner, call.line, method, path, None,
@@ -225,22 +292,29 @@ def _read_java_generator(bound: Bound) -> Iterator[Item]:
 
 
 def _read_fetch(bound: Bound) -> Iterator[Item]:
-    """``typescript-fetch``: ``this.request({ path: `/pet/{petId}`.replace(...), method: 'GET', ... })`` (the path
+    """``typescript-fetch``: ``this.request({ path: `/pet/{petId}`.replace(...), method: 'GET', ... })``, or (newer
+    generators) the ``{ path, method }`` a ``getPetByIdRequestOpts`` method returns for ``this.request(..)`` (the path
     written there or in a local ``urlPath``)."""
     facts = bound.facts
+    found: list[tuple[str, int, str, str | None]] = []   # (owner, line, path as written, method)
     for call in facts.calls:
-        if call.name != "request" or call.receiver != ["this"] or not call.args:
-            continue
-        path, method = object_field(call.args[0], "path"), object_field(call.args[0], "method")
-        method = method.strip("'\"`").upper() if method and method[:1] in "'\"`" else None
+        if call.name == "request" and call.receiver == ["this"] and call.args:
+            method = object_field(call.args[0], "method")
+            found.append((call.owner, call.line, object_field(call.args[0], "path") or "",
+                          method.strip("'\"`").upper() if method and method[:1] in "'\"`" else None))
+    for owner, options in facts.extra.get("option_methods", {}).items():
+        if "return" in options:
+            line, method = options["return"]
+            found.append((owner, line, facts.extra.get("returns_object", {}).get(owner, {}).get("path", ""), method))
+    for owner, line, path, method in found:
         if not path or method not in HTTP_METHODS:
             continue
         if path.strip() in ("urlPath", "localVarPath"):
-            entries = facts.extra.get("assigns", {}).get(call.owner, {}).get(path.strip(), [])
+            entries = facts.extra.get("assigns", {}).get(owner, {}).get(path.strip(), [])
             path = next((v for _, values in entries[:1] for v in values), "")
-        found = _PATH_LITERAL.match(path.strip())
-        if found:
-            yield _client(bound, call.owner, call.line, method, found.group(2), None,
+        literal_path = _PATH_LITERAL.match(path.strip())
+        if literal_path:
+            yield _client(bound, owner, line, method, literal_path.group(2), None,
                           "the generated client's base path is its Configuration's, set at run time (not traced)", path)
 
 
@@ -267,8 +341,9 @@ class Sites:
         #: Java class simple name -> method name -> its return types (simple names), and how many classes so named
         self.returns: dict[str, dict[str, set[str]]] = {}
         self.java_classes: dict[str, int] = {}
-        #: generated TS/JS files holding operations
+        #: generated TS/JS files holding operations, and every TS/JS file's facts (to follow re-exports)
         self.script_files: set[str] = set()
+        self.scripts: dict[str, FileFacts] = {b.path: b.facts for b in bounds if b.facts.language != "java"}
         for bound in bounds:
             facts = bound.facts
             if facts.language == "java":
@@ -322,10 +397,7 @@ class Sites:
                 return None
             return found if found and self.java_classes.get(found) == 1 else None
         if tree[0] == "name" or (tree[0] == "field" and tree[1] == ["this"]):
-            name = tree[1] if tree[0] == "name" else tree[2]
-            written = bound.facts.extra.get("globals", {}).get(name, "") if tree[0] == "name" else ""
-            written = written or declared_type(bound, owner, name, line)
-            type_name = written.lstrip("~").removeprefix("new ").split("(", 1)[0].split("<", 1)[0].strip()
+            type_name = _script_type(bound, owner, tree[1] if tree[0] == "name" else tree[2], line, tree[0] == "name")
             return self._script_class(bound, type_name) if type_name else None
         return None
 
@@ -333,11 +405,30 @@ class Sites:
         for imp in bound.facts.imports:
             for imported, alias in imp.names:
                 if alias == name and imp.target.startswith("."):
-                    target = resolve_script({p: None for p in self.script_files} | {bound.path: None}, bound.path,
-                                            imp.target)
-                    if target in self.script_files:
-                        return f"{target}:{imported}"
+                    reached = _declaring_file(self.scripts, bound.path, imp.target, imported,
+                                              lambda target, cls: f"{target}:{cls}" in self.entries)
+                    if reached is not None:
+                        return f"{reached[0]}:{reached[1]}"
         return None
+
+
+def _declaring_file(scripts: dict[str, FileFacts], path: str, spec: str, name: str, declares, depth: int = 0
+                    ) -> tuple[str, str] | None:
+    """(file, class name there) an import of ``name`` from ``spec`` reaches: the file, or through the re-exports
+    (``export * from``, ``export { X } from``) of a generated package's barrel files (``api.ts``, ``apis.ts``)."""
+    target = resolve_script(scripts, path, spec)
+    if target is None or depth > 4:
+        return None
+    if declares(target, name):
+        return target, name
+    for imp in scripts[target].imports:
+        for imported, alias in imp.names if imp.reexport and imp.target.startswith(".") else ():
+            if alias == name or imported == "*":
+                found = _declaring_file(scripts, target, imp.target, name if imported == "*" else imported, declares,
+                                        depth + 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _simple(written: str) -> str:

@@ -119,7 +119,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `break`/`continue` end or skip the `range` (format 31 wrote them as `{?}` and rendered every item after them).
 #: 33: Spring AMQP bindings make a ``@RabbitListener`` one route per binding and ``convertAndSend(exchange, key)`` an
 #: ``exchange/key`` topic (`frameworks.spring_amqp`): routes and producers of format 32 hold the unbound reading.
-FORMAT = 33
+#: 34: generated clients' base URLs only from Kiota request adapters and every base a typescript-node class is given,
+#: newer openapi-generator java `invokeAPI("/path", ...)`, TS client variables shadowed by a local (format 33 guessed);
+#: a Kiota setBaseUrl is not given to every root client of a service that has several; openapi-generator TS facts
+#: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
+FORMAT = 34
 
 
 def _context(values: list) -> FileContext:

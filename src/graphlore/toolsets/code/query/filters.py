@@ -50,7 +50,9 @@ PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_tem
                   "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka", "rdkafka", "bunny", "event_bus",
                   "masstransit", "nservicebus", "azure_service_bus", "azure_event_hubs", "declared")
 #: where a route, client or producer was read (`services.endpoints.Item.source_layer`)
-SOURCE_LAYERS = ("framework", "config", "declared", "generated")
+SOURCE_LAYERS = ("framework", "config", "declared")
+#: a client may also be generated code's (`frameworks.generated_clients`); no route or producer is
+CLIENT_SOURCE_LAYERS = (*SOURCE_LAYERS, "generated")
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ FIELDS: dict[str, dict[str, FilterField]] = {
         _f("grpc_service", "grpc_service", "the gRPC service it calls (package.Service)"),
         _f("match", "match", "how it links: to one route (cross_service, intra_service), several (ambiguous), "
            "its service but no route (no_route), or nothing (unresolved)", values=LINK_MATCHES),
-        _f("source_layer", "source_layer", "where it was read (framework, config, declared, generated)", values=SOURCE_LAYERS),
+        _f("source_layer", "source_layer", "where it was read (framework, config, declared, generated)",
+           values=CLIENT_SOURCE_LAYERS),
     )},
     "producer": {f.name: f for f in (
         _f("microservice", "microservice", "the microservice the producer is in"),
@@ -135,7 +138,7 @@ FIELDS: dict[str, dict[str, FilterField]] = {
         _f("topic", "topic", "the topic (queue, destination), exactly"),
         _f("match", "match", "whether a listener in the project reads its topic (cross_service, intra_service) or "
            "none does (unresolved)", values=LINK_MATCHES),
-        _f("source_layer", "source_layer", "where it was read (framework, config, declared, generated)", values=SOURCE_LAYERS),
+        _f("source_layer", "source_layer", "where it was read (framework, config, declared)", values=SOURCE_LAYERS),
     )},
 }
 KINDS = tuple(FIELDS)

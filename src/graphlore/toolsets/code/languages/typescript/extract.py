@@ -634,12 +634,15 @@ class _Extractor(Extractor):
         or ``typescript-axios`` operation writes its HTTP method (`frameworks.generated_clients`)."""
         self.facts.extra["openapi_generator"] = True
         found: dict[str, dict[str, list]] = {}
-        for obj, _tag, owner in self.owned(root, "(variable_declarator name: (identifier) value: (object) @obj)"):
+        for obj, _tag, owner in self.owned(root, "(variable_declarator name: (identifier) value: (object) @obj)"
+                                                 " (return_statement (object) @obj)"):
             for prop in obj.named_children:
                 key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
                 if prop.type == "pair" and key is not None and text(key) == "method" and value is not None \
                         and value.type == "string" and owner:
-                    name = text(obj.parent.child_by_field_name("name"))
+                    # the variable, or "return" for typescript-fetch's `xRequestOpts`: `return { path, method }`
+                    name = text(obj.parent.child_by_field_name("name")) if obj.parent.type == "variable_declarator" \
+                        else "return"
                     found.setdefault(owner, {})[name] = [obj.start_point[0] + 1, _string_value(value).upper()]
         if found:
             self.facts.extra["option_methods"] = found
