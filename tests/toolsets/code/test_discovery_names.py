@@ -363,3 +363,41 @@ def test_a_stub_passed_in_is_not_the_injected_client(tmp_path: Path):
                for p in (n.props for n in nodes.values() if n.kind == "client")}
     assert address == {"random()": "localhost:8089", "hello()": "geo-service:9000",
                        "viaParameter(MutinyLocationsStub)": "{other}"}, address
+
+
+def test_a_url_whose_port_is_not_a_number_names_no_service():
+    """``endpoint + path`` without the slash (the unused arm of ``endsWith("/") ? e + p : e + "/" + p``) on
+    ``http://catalog:80`` is ``http://catalog:80health``: no request reaches catalog as written, so it names no
+    service and the reason says why (before: host catalog, path ``/``, a ``no_route`` link to ``GET /``)."""
+    split = split_url(literal("http://catalog:80health"))
+    assert (split.host, split.source) == (None, "malformed")
+    assert "port '80health' is not a number" in split.path.why[-1]
+    for fine in ("http://catalog:80/health", "http://catalog/health", "http://user:pw@catalog:80/x"):
+        assert split_url(literal(fine)).host.text == "catalog", fine
+
+
+def test_a_malformed_value_of_a_choice_draws_no_link(tmp_path: Path):
+    write_tree(tmp_path, {
+        "ui/pom.xml": _pom("ui"),
+        "ui/src/main/java/a/Topo.java": '''package a;
+import org.springframework.web.reactive.function.client.WebClient;
+public class Topo {
+  private final WebClient webClient = WebClient.create();
+  public void all() { probe("http://catalog:80"); }
+  private void probe(String endpoint) { webClient.get().uri(joinPath(endpoint, "health")).retrieve(); }
+  private String joinPath(String endpoint, String path) {
+    return endpoint.endsWith("/") ? endpoint + path : endpoint + "/" + path;
+  }
+}
+''',
+        "catalog/go.mod": "module catalog\n\ngo 1.21\n",
+        "catalog/main.go": 'package main\nimport "net/http"\nfunc main() { http.HandleFunc("/health", '
+                           'func(w http.ResponseWriter, r *http.Request) {}); http.ListenAndServe(":80", nil) }\n',
+    })
+    graph = CodeGraph.build(tmp_path)
+    nodes = {node.id: node for node in graph.service_nodes}
+    calls = [(nodes[edge.dst].name if edge.dst in nodes else edge.dst, edge.props["match"])
+             for edge in graph.service_edges if edge.type == "HTTP_CALLS"]
+    assert calls == [("ANY /health", "cross_service")]
+    client = next(node for node in graph.service_nodes if node.kind == "client" and node.props["resolved"])
+    assert "http://catalog:80health is malformed" in client.props["match_detail"]

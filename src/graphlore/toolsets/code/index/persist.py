@@ -123,7 +123,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: newer openapi-generator java `invokeAPI("/path", ...)`, TS client variables shadowed by a local (format 33 guessed);
 #: a Kiota setBaseUrl is not given to every root client of a service that has several; openapi-generator TS facts
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
-FORMAT = 34
+#: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
+#: and path ``/`` and drew a ``no_route`` link.
+FORMAT = 35
 
 
 def _context(values: list) -> FileContext:

@@ -291,7 +291,12 @@ def split_url(value: Folded, base: Folded | None = None) -> Url:
     if "://" in text:
         scheme, _, rest = text.partition("://")
         host, slash, path = rest.partition("/")
-        host = host.split("@")[-1].split(":")[0]
+        host, colon, port = host.split("@")[-1].partition(":")
+        if colon and port and not port.isdigit() and "{?" not in port and not host.startswith("["):
+            # ``endpoint + "health"`` on ``http://catalog:80``: no request goes to catalog as written
+            return Url(None, Folded(normalise_path(slash + path), False,
+                                    value.why + (f"the URL {text} is malformed (its port {port!r} is not a number)",)),
+                       "malformed")
         if "{?" in host or not host:
             return Url(None, Folded(normalise_path(slash + path), False, value.why + ("the host is not known",)),
                        "unknown")

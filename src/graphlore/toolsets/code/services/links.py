@@ -374,10 +374,10 @@ def _client_folded(value: Folded | None) -> Folded | None:
 
 def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: Item) -> Target:
     url = split_url(value)
-    path = _client_folded(url.path) if url.source != "unknown" else _plain_unknowns(url.path)
+    path = _client_folded(url.path) if url.source not in ("unknown", "malformed") else _plain_unknowns(url.path)
     if url.host is None:
         why = ("the URL names no service (a path without a base URL)" if url.source == "path only"
-               else "the URL's start is not known")
+               else url.path.why[-1] if url.source == "malformed" else "the URL's start is not known")
         # and what else the reader found that could have named it (the client's problems)
         return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w), *item.problems])), path)
     service, how = names.host(url.host.text, _port(value.text), variables, dns=url.source == "URL host")
