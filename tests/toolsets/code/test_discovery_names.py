@@ -372,7 +372,8 @@ def test_a_url_whose_port_is_not_a_number_names_no_service():
     split = split_url(literal("http://catalog:80health"))
     assert (split.host, split.source) == (None, "malformed")
     assert "port '80health' is not a number" in split.path.why[-1]
-    for fine in ("http://catalog:80/health", "http://catalog/health", "http://user:pw@catalog:80/x"):
+    for fine in ("http://catalog:80/health", "http://catalog/health", "http://user:pw@catalog:80/x",
+                 "http://catalog:${CATALOG_PORT}/health", "http://catalog:{?}/health"):
         assert split_url(literal(fine)).host.text == "catalog", fine
 
 

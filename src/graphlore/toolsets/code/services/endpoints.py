@@ -267,6 +267,9 @@ class Url:
 
 
 _QUERY = re.compile(r"(?<!\{)[?#].*$", re.S)
+#: a port written as plain word characters that are not all digits (``80health``): a malformed URL; one holding a
+#: placeholder (``${PORT}``, ``{?}``, ``%s``) is a port not known, and the host still names the service
+_WORD_PORT = re.compile(r"[\w.-]+")
 _RESOLVER = re.compile(f"^({'|'.join(sorted(RESOLVER_SCHEMES))}):(.*)$", re.S | re.I)
 
 
@@ -292,7 +295,7 @@ def split_url(value: Folded, base: Folded | None = None) -> Url:
         scheme, _, rest = text.partition("://")
         host, slash, path = rest.partition("/")
         host, colon, port = host.split("@")[-1].partition(":")
-        if colon and port and not port.isdigit() and "{?" not in port and not host.startswith("["):
+        if colon and _WORD_PORT.fullmatch(port) and not port.isdigit() and not host.startswith("["):
             # ``endpoint + "health"`` on ``http://catalog:80``: no request goes to catalog as written
             return Url(None, Folded(normalise_path(slash + path), False,
                                     value.why + (f"the URL {text} is malformed (its port {port!r} is not a number)",)),
