@@ -1252,6 +1252,47 @@ PLANS = {
     "rt-29": lambda a: top_symbols(a, "checkout total with tax and shipping", "checkout-nest"),
     "rt-30": lambda a: top_symbols(a, "send message when an order is created", "orders"),
     "rt-31": lambda a: top_symbols(a, "read products from the database", "catalog"),
+
+    # tailwind (microsoft/TailwindTraders-Backend, sixteenth blind set, session 10): written from the questions' words
+    # and SKILL.md after the key's commit, before any run; services as SKILL.md names them: a .csproj's AssemblyName or
+    # file name (Tailwind.Traders.Product.Api, Tailwind.Traders.WebBff, Tailwind.Traders.MobileBff ...), the package.json
+    # name (tailwind.traders.coupon.api, shoppingcartserver), the Maven artifactId (Tailwind.Traders.Stock.Api)
+    "tw-01": lambda a: callers_of_route(a, "GET /v1/product/recommended", 2, "Tailwind.Traders.Product.Api"),
+    "tw-02": lambda a: callers_of_route(a, "GET /v1/stock/{id}", 2, "Tailwind.Traders.Stock.Api"),
+    "tw-03": lambda a: callers_of_route(a, "POST /v1/oauth2/token", 2, "Tailwind.Traders.Login.Api"),
+    "tw-04": lambda a: callers_of_service(a, "Tailwind.Traders.ImageClassifier.Api", 2),
+    "tw-05": lambda a: callers_of_route(a, "GET /v1/coupon", 2, "tailwind.traders.coupon.api"),
+    "tw-06": lambda a: {"paths": [downstream(a, a.one("GET /v1/products/{id}", "Tailwind.Traders.WebBff", "route"), 6)]},
+    "tw-07": lambda a: {"paths": [downstream(a, search_route(a, "upload photo image classify suggested products",
+                                                             "Tailwind.Traders.MobileBff"), 8)]},
+    "tw-08": lambda a: {"paths": [downstream(a, a.one("POST /v1/login", "Tailwind.Traders.WebBff", "route"), 6)]},
+    "tw-09": lambda a: {"paths": [downstream(a, search_route(a, "landing page popular products",
+                                                             "Tailwind.Traders.WebBff"), 6)]},
+    "tw-10": lambda a: callers_of_route(a, "GET /v1/product/tag/{tag}", 3, "Tailwind.Traders.Product.Api"),
+    "tw-11": lambda a: callers_of_route(a, "GET /v1/profile/me", 3, "Tailwind.Traders.Profile.Api"),
+    "tw-12": lambda a: callers_of_route(a, "PUT /v1/oauth2/refresh", 3, "Tailwind.Traders.Login.Api"),
+    "tw-13": lambda a: calls_from(a, "Tailwind.Traders.WebBff"),
+    "tw-14": leaves,
+    "tw-15": lambda a: (lambda web, mobile: {"pairs": [p for p in web if p[1] not in {t for _, t in mobile}]})(
+        calls_from(a, "Tailwind.Traders.WebBff")["pairs"], calls_from(a, "Tailwind.Traders.MobileBff")["pairs"]),
+    "tw-16": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "tw-17": lambda a: {"routes": served_endpoints(a, "Tailwind.Traders.Product.Api")},
+    "tw-18": lambda a: {"routes": served_endpoints(a, "Tailwind.Traders.WebBff")},
+    "tw-19": lambda a: {"routes": served_endpoints(a, "shoppingcartserver")},
+    "tw-20": lambda a: config_of_clients(a, "Tailwind.Traders.WebBff", target_service="Tailwind.Traders.Product.Api"),
+    "tw-21": lambda a: {**describe_named(a, "Tailwind.Traders.Stock.Api", "microservice"),
+                        **config_of_clients_to(a, "Tailwind.Traders.Stock.Api", "stock API URL")},
+    "tw-22": lambda a: {**config_of_clients(a, "Tailwind.Traders.MobileBff", target_service="tailwind.traders.coupon.api"),
+                        **describe_named(a, "tailwind.traders.coupon.api", "microservice")},
+    "tw-23": lambda a: service_config_and_code(a, "Tailwind.Traders.WebBff", "rewards registration user service endpoint"),
+    "tw-24": lambda a: no_callers(a, "POST /v1/consumptions/stock/{id}", "Tailwind.Traders.Stock.Api"),
+    "tw-25": lambda a: {"found": calls_to(a, "shoppingcartserver")["pairs"]},
+    "tw-26": lambda a: direct_calls(a, "Tailwind.Traders.MobileBff", "Tailwind.Traders.Stock.Api"),
+    "tw-27": lambda a: no_callers(a, "POST /v1/profile", "Tailwind.Traders.Profile.Api"),
+    "tw-28": lambda a: {"found": [p.id for p in a("find", kind="producer", limit=5).results]},
+    "tw-29": lambda a: top_symbols(a, "pass the signed-in user name to backend services", "Tailwind.Traders.WebBff"),
+    "tw-30": lambda a: search_everywhere(a, "classify an uploaded image with the machine learning model"),
+    "tw-31": lambda a: search_everywhere(a, "choose the recommended products"),
 }
 
 
