@@ -136,6 +136,7 @@ The map (packages by concern; a package imports only the packages above it)::
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
       koa.py                      Koa routes (@koa/router, koa-router): prefixes, nested routers
+      script_handlers.py          the project function an Express or Koa route names as its handler
       generated_clients.py        committed Kiota / openapi-generator clients: each operation a client where project code calls it
       openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)
       openapi_servers.py          contract-first routes: OpenAPI operations a server generator or connexion serves,

@@ -28,6 +28,7 @@ from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import CallFact
 from ..services.endpoints import ANY, Item, join_paths
 from .base import Framework, Project, Reader, item
+from .script_handlers import ScriptHandlers
 from .script_web import object_field
 
 PACKAGES = ("@koa/router", "koa-router")
@@ -46,6 +47,7 @@ class KoaProject:
 
     def __init__(self, bounds: list[Bound]) -> None:
         self.files = {b.path: b.facts for b in bounds}
+        self.named_handlers = ScriptHandlers(bounds)
         #: each router's ``prefix`` option (``""`` when it has none)
         self.routers: dict[Key, list[Folded]] = {}
         #: its ``prefix()`` calls: (file, owning function, line, the prefix)
@@ -201,13 +203,18 @@ def read_koa(project: KoaProject, bound: Bound) -> Iterator[Item]:
         written = call.args[1] if len(call.args) > 1 and _STRING.match(call.args[0].strip()) and \
             _STRING.match(call.args[1].strip()) else call.args[0]   # router.get("name", "/path", ..)
         inline = facts.extra.get("inline_handlers", {}).get(str(call.line))
-        handler = by_key.get(inline, -1) if inline else by_key.get(call.owner, -1)
+        named = None if inline else project.named_handlers.of(bound, call)   # `script_handlers`
+        handler = named + (None,) if named else \
+            (bound, by_key.get(inline, -1) if inline else by_key.get(call.owner, -1), call.line)
         for prefix in project.prefixes(key, (bound.path, call.owner, call.line)):
-            yield _route(bound, handler, call, prefix, folder.fold(written), written)
+            yield _route(handler, call, prefix, folder.fold(written), written)
 
 
-def _route(bound: Bound, handler: int, call: CallFact, prefix: Folded, path: Folded, written: str) -> Item:
-    return item(bound, handler, "route", "koa", call.line, http_method=VERBS[call.name],
+def _route(handler: tuple[Bound, int, int | None], call: CallFact, prefix: Folded, path: Folded,
+           written: str) -> Item:
+    """A route served by ``handler`` (its file, symbol, and the line: the call's, or the named handler's own)."""
+    at, index, line = handler
+    return item(at, index, "route", "koa", line, http_method=VERBS[call.name],
                 path=join_paths([prefix, path]), written=written)
 
 

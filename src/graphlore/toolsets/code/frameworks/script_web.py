@@ -28,6 +28,7 @@ from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import CallFact, FileFacts
 from ..services.endpoints import ANY, Item, join_paths
 from .base import Framework, Project, Reader, item
+from .script_handlers import ScriptHandlers
 
 VERBS = {"get", "post", "put", "delete", "patch", "head", "options", "all"}
 NEST = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
@@ -63,6 +64,7 @@ class ScriptProject:
 
     def __init__(self, bounds: list[Bound]) -> None:
         self.files: dict[str, FileFacts] = {b.path: b.facts for b in bounds}
+        self.named_handlers = ScriptHandlers(bounds)
         self.routers: dict[tuple[str, str], Router] = {}
         self.global_prefix: dict[str, Folded] = {}
         #: (file, use call, parent router, prefix) of each handler mounted at a path
@@ -175,9 +177,11 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
             key = project.resolve_var(bound.path, receiver[1])
             if key is not None:
                 inline = facts.extra.get("inline_handlers", {}).get(str(call.line))
-                handler = by_key.get(inline, index) if inline else index   # the handler written in the call
+                named = None if inline else project.named_handlers.of(bound, call)   # `script_handlers`
+                at, handler, at_line = named + (None,) if named else \
+                    (bound, by_key.get(inline, index) if inline else index, call.line)  # the handler written in the call
                 for prefix in project.prefixes(key):
-                    yield _item(bound, handler, line=call.line, kind="route", flavor="express",
+                    yield _item(at, handler, line=at_line, kind="route", flavor="express",
                                 http_method=ANY if call.name == "all" else call.name.upper(),
                                 path=join_paths([prefix, folder.fold(call.args[0])]), written=call.args[0])
                 continue

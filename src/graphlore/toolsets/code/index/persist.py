@@ -125,7 +125,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 #: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
 #: and path ``/`` and drew a ``no_route`` link.
-FORMAT = 35
+#: 36: a TS/JS route registered with a handler named by reference (``router.put('/x', Controllers.upsert)``,
+#: ``app.get('/users', auth, users.list)``) is exposed by that function; format 35 gave it to the registering one.
+FORMAT = 36
 
 
 def _context(values: list) -> FileContext:
