@@ -125,7 +125,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 #: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
 #: and path ``/`` and drew a ``no_route`` link.
-FORMAT = 35
+#: 36: a Java enum constant keeps its constructor's arguments (``extra["args"]``): a helper call's enum argument names
+#: the service a registry-resolved JAX-RS client calls (`frameworks.jaxrs`); format 35 kept none.
+FORMAT = 36
 
 
 def _context(values: list) -> FileContext:
