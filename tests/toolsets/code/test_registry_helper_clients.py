@@ -146,6 +146,13 @@ public class CatalogGateway {
     public String given(Endpoint ep) {
         return Json.of(ep.base().path("featured")).get(String.class);
     }
+
+    public String search(String text, String sort, String page, String size) {
+        return Pool.send(Backend.CATALOG, "items",
+            ep -> Json.of(ep.base().path("featured").queryParam("text", text).queryParam("sort", sort)
+                .queryParam("page", page).queryParam("size", size).queryParam("lang", "en")
+                .queryParam("currency", "EUR").queryParam("include", "stock")).get(String.class));
+    }
 }
 '''
 
@@ -175,11 +182,12 @@ def test_requests_through_a_registry_helper(tmp_path: Path):
         26: ("POST", "payments", "unresolved"),        # Backend.PAYMENTS = "payments": named, no service of ours
         31: ("GET", None, "unresolved"),               # Backend.LEGACY has no value
         35: ("GET", None, "unresolved"),               # a parameter's endpoint: who made it is not read
+        40: ("GET", "catalog", "cross_service"),       # a long chain, its argument cut in the facts
     }
     routes = {n.id: n.props for n in nodes.values() if n.kind == "route"}
     linked = {clients[line]["line"]: routes[e.dst]["path_template"] for e in edges.values()
               if e.type == "HTTP_CALLS" for line in clients if e.src == _id(nodes, clients[line])}
-    assert linked == {11: "/items/featured", 16: "/items/featured/refresh"}
+    assert linked == {11: "/items/featured", 16: "/items/featured/refresh", 40: "/items/featured"}
     assert "end with /finished equally" in clients[21]["match_detail"]
     assert "not a microservice of this project" in clients[26]["match_detail"]
     assert "Backend.LEGACY has no value" in clients[31]["unresolved_reason"]

@@ -316,7 +316,7 @@ def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: in
             return jf.fold(call.args[0], class_key, call.owner, call.line), [call.args[0]]
         if name in target_methods and inner and inner[0] == "name":   # a project method's WebTarget: made elsewhere
             return unknown(RUNTIME_BASE), [f"{inner[1]}.{name}()"]
-        base = _web_target(jf, owner, inner, line, made, depth + 1, target_methods)
+        base = _web_target(jf, owner, inner, line, made, depth, target_methods)   # a chain ends: no depth spent
         if base is None or name != "path" or call is None or not call.args:
             return base
         folded = jf.fold(call.args[0], class_key, owner, call.line)
