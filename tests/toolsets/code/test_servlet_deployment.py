@@ -250,6 +250,9 @@ public class Probe {
 '''
 
 
+RENDER = "render(HttpServletRequest,HttpServletResponse)"
+
+
 def test_servlets_by_web_servlet_and_web_xml_with_the_methods_they_handle(tmp_path: Path):
     root = write_tree(tmp_path, {
         "pom.xml": ("<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>all"
@@ -268,13 +271,13 @@ def test_servlets_by_web_servlet_and_web_xml_with_the_methods_they_handle(tmp_pa
     routes = {(n.props["http_method"], n.props["path_template"], n.props["handler_fqn"], n.props["resolved"])
               for n in nodes.values() if n.kind == "route"}
     assert routes == {
-        # inherited doGet/doPost, filed at the page's class
-        ("GET", "/shop/index", "com.acme.shopui.IndexServlet", True),
-        ("POST", "/shop/index", "com.acme.shopui.IndexServlet", True),
-        ("GET", "/shop/cart", "com.acme.shopui.CartServlet", True),       # a constant in the array
-        ("POST", "/shop/cart", "com.acme.shopui.CartServlet", True),
-        ("GET", "/shop/basket", "com.acme.shopui.CartServlet", True),
-        ("POST", "/shop/basket", "com.acme.shopui.CartServlet", True),
+        # inherited doGet/doPost, filed at the page's own method they hand the request to (a template method)
+        ("GET", "/shop/index", f"com.acme.shopui.IndexServlet#{RENDER}", True),
+        ("POST", "/shop/index", f"com.acme.shopui.IndexServlet#{RENDER}", True),
+        ("GET", "/shop/cart", f"com.acme.shopui.CartServlet#{RENDER}", True),       # a constant in the array
+        ("POST", "/shop/cart", f"com.acme.shopui.CartServlet#{RENDER}", True),
+        ("GET", "/shop/basket", f"com.acme.shopui.CartServlet#{RENDER}", True),
+        ("POST", "/shop/basket", f"com.acme.shopui.CartServlet#{RENDER}", True),
         # its own handlers, at each method
         ("GET", "/shop/files/**", "com.acme.shopui.FileServlet#doGet(HttpServletRequest,HttpServletResponse)", True),
         ("DELETE", "/shop/files/**",
@@ -355,3 +358,84 @@ def test_a_web_xml_that_is_not_well_formed_leaves_the_jaxrs_mapping_unknown(tmp_
     routes = {n.props["path_template"]: n.props for n in nodes.values() if n.kind == "route"}
     assert set(routes) == {"/{?}/items", "/{?}/items/{id}"}
     assert "inv/src/main/webapp/WEB-INF/web.xml is not well-formed XML" in routes["/{?}/items"]["unresolved_reason"]
+
+
+TEMPLATE_BASE = '''package com.acme.ui;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+public abstract class UiServlet extends HttpServlet {
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) {
+        prepare(request);
+        handleGet(request, response);
+    }
+
+    @Override
+    protected void doPost(HttpServletRequest request, HttpServletResponse response) {
+        handlePost(request, response);
+    }
+
+    @Override
+    protected void doPut(HttpServletRequest request, HttpServletResponse response) {
+        handleGet(request, response);
+        handlePost(request, response);
+    }
+
+    protected void prepare(HttpServletRequest request) { }
+
+    protected void handlePost(HttpServletRequest request, HttpServletResponse response) {
+        handleGet(request, response);
+    }
+
+    protected abstract void handleGet(HttpServletRequest request, HttpServletResponse response);
+}
+'''
+
+TEMPLATE_PAGES = '''package com.acme.ui;
+
+import jakarta.servlet.annotation.WebServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+@WebServlet("/catalog")
+public class CatalogPage extends UiServlet {
+    @Override
+    protected void handleGet(HttpServletRequest request, HttpServletResponse response) { }
+}
+
+@WebServlet("/login")
+class LoginPage extends UiServlet {
+    @Override
+    protected void handleGet(HttpServletRequest request, HttpServletResponse response) { }
+
+    @Override
+    protected void handlePost(HttpServletRequest request, HttpServletResponse response) { }
+}
+'''
+
+
+def test_an_inherited_handler_is_filed_at_the_template_method_the_servlet_overrides(tmp_path: Path):
+    """A project base servlet's ``doGet`` that calls a method the page overrides files the route at the page's
+    method, also through the base's own methods (``doPost`` -> ``handlePost`` -> ``handleGet``); a handler that
+    reaches two of the page's methods stays at the class (neither is the one)."""
+    write_tree(tmp_path, {
+        "ui/pom.xml": _pom("ui", "<build><finalName>ui</finalName></build>"),
+        "ui/Dockerfile": "FROM tomcat:10\n",
+        "ui/src/main/java/com/acme/ui/UiServlet.java": TEMPLATE_BASE,
+        "ui/src/main/java/com/acme/ui/Pages.java": TEMPLATE_PAGES,
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    routes = {(n.props["http_method"], n.props["path_template"], n.props["handler_fqn"])
+              for n in nodes.values() if n.kind == "route"}
+    get, post = "handleGet(HttpServletRequest,HttpServletResponse)", "handlePost(HttpServletRequest,HttpServletResponse)"
+    assert routes == {
+        ("GET", "/ui/catalog", f"com.acme.ui.CatalogPage#{get}"),
+        ("POST", "/ui/catalog", f"com.acme.ui.CatalogPage#{get}"),     # through the base's handlePost
+        ("PUT", "/ui/catalog", f"com.acme.ui.CatalogPage#{get}"),
+        ("GET", "/ui/login", f"com.acme.ui.LoginPage#{get}"),
+        ("POST", "/ui/login", f"com.acme.ui.LoginPage#{post}"),        # its own override
+        ("PUT", "/ui/login", "com.acme.ui.LoginPage"),                 # reaches both: the class
+    }

@@ -105,6 +105,8 @@ The map (packages by concern; a package imports only the packages above it)::
       spring_amqp.py              Spring AMQP declarations: @Bean queues, exchanges, BindingBuilder bindings,
                                   @RabbitListener @QueueBinding (a listener's routes per binding)
       jaxrs.py                    JAX-RS routes, MicroProfile Rest Client, the JAX-RS client API
+      jaxrs_helpers.py            a project's request helpers and WebTarget methods; the service a registry helper's
+                                  enum argument names
       servlet.py                  servlets: @WebServlet and web.xml mappings, the doGet/doPost... they handle
       micronaut.py                Micronaut controllers, @Client, HttpClient, Kafka and RabbitMQ
       mp_messaging.py             MicroProfile Reactive Messaging channels (@Incoming, @Outgoing, Emitter)

@@ -22,7 +22,10 @@ base URL found nowhere leaves the client unresolved, saying which keys were look
 The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
 ``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
 ``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
-``target(...)``: a local's, the one in its method; a field's, its initialiser's.
+``target(...)``: a local's, the one in its method; a field's, its initialiser's. Through the project's own client
+library (`jaxrs_helpers`): a request helper's argument is the request's ``WebTarget`` (``Json.of(t).get()``); a
+project method that hands out a ``WebTarget`` starts a URL whose beginning is not known; on a lambda's parameter,
+the service is the one the enclosing helper call's enum argument names, and only the path's end is matched.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, literal, plain, unknown
+from ..languages.folding import UNKNOWN, Folded, literal, plain, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact, FileFacts
 from ..services.discovery import stork_url
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
+from .jaxrs_helpers import RUNTIME_BASE, Helpers, argument_tree, declared_here, named_service
 from .jvm import JVM_LANGUAGES, JavaFile, Mapped, Types, annotations, attr, constants, inherited_mappings
 
 VERBS = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
@@ -122,6 +126,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     types = Types.of(project)
     consts = constants(project)
 
+    helpers = Helpers.of(project)
+
     def read(bound: Bound) -> Iterator[Item]:
         values = project.values(bound.ctx.module)
         jf = JavaFile(bound, consts, values)
@@ -137,8 +143,9 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                     mount = _mount(values, applications.get(bound.ctx.module, []),
                                    application_paths.get(bound.ctx.module, ""))
                     yield from _routes(jf, types, index, found, mount, values)
-        if any(i.target.startswith(CLIENT_PACKAGES) for i in bound.facts.imports):
-            yield from _client_calls(jf)
+        if any(i.target.startswith(CLIENT_PACKAGES) for i in bound.facts.imports) or helpers.called_in(
+                bound.facts.calls):
+            yield from _client_calls(jf, helpers, types)
     return read
 
 
@@ -219,16 +226,19 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
 # -- the JAX-RS client API ---------------------------------------------------------------------------------------
 
 
-def _client_calls(jf: JavaFile) -> Iterator[Item]:
+def _client_calls(jf: JavaFile, helpers: Helpers, types: Types) -> Iterator[Item]:
     facts = jf.facts
     by_key = {sym.key: i for i, sym in enumerate(facts.symbols)}
     made: dict[tuple[str, str, str], list[CallFact]] = {}
     for one in facts.calls:
         made.setdefault((one.owner, one.name, repr(one.receiver)), []).append(one)
     for call in facts.calls:
-        chain = _chain(call.receiver)
-        if call.name not in INVOKES or call.owner not in by_key or not chain or chain[-1][0] not in (
-                "request", "async", "rx") or "request" not in (name for name, _ in chain):
+        if call.name not in INVOKES or call.owner not in by_key:
+            continue
+        target_tree = _requested(call, made, helpers)
+        chain = _chain(target_tree)
+        if target_tree is None or not chain or target_tree is call.receiver and (
+                chain[-1][0] not in ("request", "async", "rx") or "request" not in (name for name, _ in chain)):
             continue
         if call.name == "method":
             verb = (call.args[0].strip().strip('"').upper() if call.args else "")
@@ -236,16 +246,39 @@ def _client_calls(jf: JavaFile) -> Iterator[Item]:
                 continue
         else:
             verb = call.name.upper()
-        parts = _web_target(jf, call.owner, call.receiver, call.line, made, 0)
+        parts = _web_target(jf, call.owner, target_tree, call.line, made, 0, helpers.targets)
         if parts is None:
             url = unknown("the WebTarget's target(...) is not in the method or the field that holds it, or the "
                           "assignments it may come from differ")
             written: list[str] = []
         else:
             url, written = parts
-        path = url
-        yield item(jf.bound, by_key[call.owner], "client", "jaxrs_client", call.line, http_method=verb, path=path,
-                   written=" + ".join(written))
+        client = item(jf.bound, by_key[call.owner], "client", "jaxrs_client", call.line, http_method=verb, path=url,
+                      written=" + ".join(written))
+        if RUNTIME_BASE in url.why and url.text.startswith(UNKNOWN) and chain[0][0] == "var" and not declared_here(
+                jf, call.owner, str(chain[0][1])):
+            service, how = named_service(jf, types, call.owner, call.line)
+            if service is not None:
+                client.target, client.target_source, client.path_end_only = service, "helper argument", True
+            else:
+                client.problems.append(how)
+        yield client
+
+
+def _requested(call: CallFact, made: dict, helpers: Helpers):
+    """The WebTarget tree a request invocation sends to: its receiver's, or the argument of the project's request
+    helper it is made by (`jaxrs_helpers`); None when that argument's chain is not found."""
+    tree = call.receiver
+    if not (tree and tree[0] == "call" and tree[2] in helpers.requests):
+        return tree
+    index = helpers.requests[tree[2]]
+    same = made.get((call.owner, tree[2], repr(tree[1])), [])
+    at = [c for c in same if c.line <= call.line]
+    wrap = max(at, key=lambda c: c.line) if at else None
+    if wrap is None or wrap.argc <= index or index >= len(wrap.args):
+        return None
+    calls = [c for group in made.values() for c in group]
+    return argument_tree(calls, call.owner, wrap.args[index], wrap.line)
 
 
 def _chain(receiver) -> list[tuple[str, object]]:
@@ -264,7 +297,7 @@ def _chain(receiver) -> list[tuple[str, object]]:
     return []
 
 
-def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: int
+def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: int, target_methods=frozenset()
                 ) -> tuple[Folded, list[str]] | None:
     """The URL a WebTarget expression (a call's receiver tree in ``owner``) stands for, and its parts as written:
     its ``target(...)`` and every ``path(...)`` after it, through the locals and fields that hold a WebTarget
@@ -281,7 +314,9 @@ def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: in
             if call is None or not call.args:
                 return None
             return jf.fold(call.args[0], class_key, call.owner, call.line), [call.args[0]]
-        base = _web_target(jf, owner, inner, line, made, depth + 1)
+        if name in target_methods and inner and inner[0] == "name":   # a project method's WebTarget: made elsewhere
+            return unknown(RUNTIME_BASE), [f"{inner[1]}.{name}()"]
+        base = _web_target(jf, owner, inner, line, made, depth, target_methods)   # a chain ends: no depth spent
         if base is None or name != "path" or call is None or not call.args:
             return base
         folded = jf.fold(call.args[0], class_key, owner, call.line)
@@ -304,7 +339,7 @@ def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: in
             trees = [["call", c.receiver, c.name, len(c.args)] for c in calls]
             outer = [t for t in trees if not any(c.receiver == t for c in calls)]   # the chain's last call
             if len(outer) == 1:
-                one = _web_target(jf, member, outer[0], at, made, depth + 1)
+                one = _web_target(jf, member, outer[0], at, made, depth + 1, target_methods)
                 if one is not None:
                     out.append(one)
         # every assignment the value may come from (control flow is not read) must be read and agree

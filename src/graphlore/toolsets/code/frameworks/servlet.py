@@ -7,7 +7,9 @@ deployment chooses it). ``/x`` is that path; ``/x/*`` the path and all below (``
 servlet) and ``/*`` everything; ``*.do`` any path with that extension.
 
 **Methods.** The ``doGet``, ``doPost``... it declares or inherits from a project class (``HttpServlet``'s own
-answer 405), each filed at the method that declares it; ``service`` overridden: any method. A servlet whose
+answer 405), each filed at the method that declares it; one inherited from a project base class is filed at the
+servlet's own method it hands the request to (a template method the servlet overrides: the base's ``doGet`` calls
+``handleGet``), else at the class; ``service`` overridden: any method. A servlet whose
 handlers are nowhere in the project (its base class is a library's) is one route for any method, unresolved,
 saying so. A JAX-RS servlet or ``Application`` subclass (`frameworks.jaxrs`) is not one of these: its routes
 are its resources'.
@@ -92,9 +94,40 @@ def _routes(jf: JavaFile, types: Types, index: int, patterns: list[tuple[str, Fo
                                   "library's)")
             yield route
         for verb, (bound, member) in sorted(handlers.items()):
-            owner = member if bound is jf.bound else index
-            yield item(jf.bound, owner, "route", "servlet", None if bound is jf.bound else jf.facts.symbols[
+            owner = member if bound is jf.bound else _template(jf.bound, index, bound, member)
+            yield item(jf.bound, owner, "route", "servlet", None if owner != index else jf.facts.symbols[
                 index].line_start, http_method=verb, path=path, written=written)
+
+
+def _template(bound: Bound, index: int, base: Bound, member: int) -> int:
+    """The method of the servlet class (``index`` in ``bound``) that an inherited handler (``member`` of ``base``)
+    hands the request to: the one method of the class's own that the handler calls unqualified (or on ``this``),
+    directly or through the base's other methods it calls (a template method: ``doGet`` calls
+    ``handleGet``, which the page overrides). None or several: the class itself (``index``)."""
+    own = {}
+    for i in bound.members(bound.facts.symbols[index].key):
+        sym = bound.facts.symbols[i]
+        if sym.kind == "method" and "abstract" not in sym.modifiers:
+            own.setdefault(sym.name, []).append(i)
+    found: set[int] = set()
+    seen: set[int] = set()
+    todo = [(member, 0)]
+    base_class = base.facts.symbols[member].parent
+    while todo:
+        at, level = todo.pop()
+        if at in seen or level > 3:
+            continue
+        seen.add(at)
+        key = base.facts.symbols[at].key
+        for call in base.facts.calls:
+            if call.owner != key or call.receiver not in (None, ["this"]):
+                continue
+            if call.name in own:
+                found.update(own[call.name])
+            else:   # the base's own method, not overridden here: what it calls
+                todo += [(i, level + 1) for i, sym in enumerate(base.facts.symbols)
+                         if sym.parent == base_class and sym.kind == "method" and sym.name == call.name]
+    return next(iter(found)) if len(found) == 1 else index
 
 
 FRAMEWORK = Framework("servlet", JVM_LANGUAGES, prepare, reads=JVM_LANGUAGES)

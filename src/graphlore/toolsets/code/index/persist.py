@@ -127,7 +127,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: and path ``/`` and drew a ``no_route`` link.
 #: 36: a TS/JS route registered with a handler named by reference (``router.put('/x', Controllers.upsert)``,
 #: ``app.get('/users', auth, users.list)``) is exposed by that function; format 35 gave it to the registering one.
-FORMAT = 36
+#: 37: a Java enum constant keeps its constructor's arguments (``extra["args"]``): a helper call's enum argument names
+#: the service a registry-resolved JAX-RS client calls (`frameworks.jaxrs`); format 36 kept none.
+FORMAT = 37
 
 
 def _context(values: list) -> FileContext:

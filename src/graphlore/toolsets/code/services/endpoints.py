@@ -74,6 +74,9 @@ class Item:
     #: AMQP listener routes reached through a declared binding: (queue, exchange, exchange type, binding key); a
     #: topic exchange's key matches by AMQP's wildcards, a fanout's (key ``#``) every key (`links`)
     amqp_binding: tuple[str, str, str, str] | None = None
+    #: HTTP clients: the path's beginning is not known (a registry's client picks the address at run time), only its
+    #: end: the links match that end against the ends of the target service's routes (`links`)
+    path_end_only: bool = False
 
     @property
     def resolved(self) -> bool:

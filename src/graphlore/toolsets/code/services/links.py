@@ -18,7 +18,9 @@ specific wins, as in Spring. One: ``cross_service`` (another service) or ``intra
 equally specific: ``ambiguous``, every one linked with that mark and none chosen. None: ``no_route``, a
 link to the service itself that names the path it does not serve (never dropped, never guessed). A client
 whose path or service is not known: ``unresolved``, with the reason on the client. A client path that is
-not known at all (no known segment) is never matched. A client whose URL has several values has one match for
+not known at all (no known segment) is never matched. A client whose path's beginning is not known (a registry's
+client, `Item.path_end_only`) matches its known end against the ends of the service's routes: one best fit links,
+none or several leave it unresolved. A client whose URL has several values has one match for
 itself and its edges: the least certain among the values that link (``unresolved`` only when none does), its
 detail naming the values that do not link.
 
@@ -171,7 +173,7 @@ URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests
 #: where a client's whole base URL comes from when it also names the service apart (or not at all)
 #: a URL client whose service is named apart from its URL: a declaration, the OpenAPI document it was generated
 #: from (`frameworks.openapi_clients`)
-NAMED_SOURCES = ("declared", "openapi document")
+NAMED_SOURCES = ("declared", "openapi document", "helper argument")
 WHOLE_URL_SOURCES = ("feign url", "@HttpExchange url", "@Client url", "@RegisterRestClient url")
 
 
@@ -590,6 +592,8 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
         why = "; ".join(w for w in (target.path.why if target.path is not None else ()) if w) or "no path"
         return "unresolved", f"the path is not known ({why})", []
     service = target.service
+    if item.path_end_only:
+        return _link_end(node, item, target, template, http_by_service)
     fits = _fits(item.http_method, template, http_by_service.get(service, []))
     evidence = {"http_method": item.http_method, "client_template": template, "service": service,
                 "service_matched_by": target.how, "partial_path": "{?}" in template}
@@ -620,6 +624,43 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
     if len(top) == 1 and top[0][1].forward is not None:
         edges += _through(node, item, template, top[0], edges[0], http_by_service, via)
     return match, detail, edges
+
+
+def _link_end(node: GraphNode, item: Item, target: Target, template: str,
+              http_by_service: dict[str, list[tuple[GraphNode, Item]]]) -> tuple[str, str | None, list[GraphEdge]]:
+    """A client whose path's beginning is not known (`Item.path_end_only`): the known end of its path (after the
+    unknown segments it starts with) against the same number of last segments of each route of the service. One
+    route fits best: linked; none, or several equally: unresolved, saying so (neither ``no_route`` nor
+    ``ambiguous``: what the beginning holds is not known)."""
+    service = target.service
+    parts = segments(template)
+    while parts and segment_kind(parts[0]) == "unknown":
+        parts = parts[1:]
+    if not any(segment_kind(p) == "literal" for p in parts):
+        return "unresolved", f"only the end of the path is known and it has no literal part ({template})", []
+    end = "/" + "/".join(parts)
+    ends = []
+    for route, route_item in http_by_service.get(service or "", []):
+        route_parts = segments(route_item.path.text) if route_item.path is not None else []
+        if len(route_parts) >= len(parts) and "**" not in route_parts and _method_fits(item.http_method,
+                                                                                       route_item.http_method):
+            ends.append((route, replace(route_item, path=Folded("/" + "/".join(route_parts[-len(parts):]), True))))
+    fits = _fits(item.http_method, end, ends)
+    if not fits:
+        return "unresolved", f"no route of {service} ends with {end} (the path's beginning is not known)", []
+    best = max(score for score, _, _ in fits)
+    top = [route for score, route, _ in fits if score == best]
+    if len(top) > 1:
+        listed = ", ".join(sorted(r.props["label"] for r in top)[:8])
+        return "unresolved", f"{len(top)} routes of {service} end with {end} equally ({listed})", []
+    route = top[0]
+    route_item = next(ri for r, ri in http_by_service[service or ""] if r is route)
+    match = "intra_service" if route_item.microservice == item.microservice else "cross_service"
+    return match, None, [_link_edge(node.id, route.id, (), {
+        "match": match, "evidence": {"http_method": item.http_method, "client_template": template, "service": service,
+                                     "service_matched_by": target.how, "partial_path": True, "path_end": end,
+                                     "route_template": route_item.path.text if route_item.path else None,
+                                     "route_method": route_item.http_method}})]
 
 
 # -- through a proxy --------------------------------------------------------------------------------------------

@@ -306,6 +306,8 @@ class _Extractor(Extractor):
             signature=f"public static final {enum_name} {name}",
             modifiers=("public", "static", "final", "enum_constant"), annotations=annotations,
             docstring=_javadoc(node), type=enum_name,
+            # the constructor's arguments as written: what the constant stands for (``AUTH("auth-service")``)
+            extra={"args": list(args)} if (args := self.arg_texts(node.child_by_field_name("arguments"))) else {},
         ), (node.start_byte, node.end_byte))
 
     def record_components(self, node: Node, owner: str) -> None:
