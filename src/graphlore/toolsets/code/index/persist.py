@@ -125,7 +125,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 #: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
 #: and path ``/`` and drew a ``no_route`` link.
-FORMAT = 35
+#: 36: a Kiota root client's base URL from where the project constructs it (`frameworks.kiota_roots`), and generated
+#: Java builders keyed by fqn (two of one simple name made no client in format 35); ``this.props.getX()`` of a
+#: ``@ConfigurationProperties`` field folds to its key.
+FORMAT = 36
 
 
 def _context(values: list) -> FileContext:
