@@ -140,6 +140,7 @@ The map (packages by concern; a package imports only the packages above it)::
       koa.py                      Koa routes (@koa/router, koa-router): prefixes, nested routers
       script_handlers.py          the project function an Express or Koa route names as its handler
       generated_clients.py        committed Kiota / openapi-generator clients: each operation a client where project code calls it
+      kiota_roots.py              the base URL each Kiota root client is built with, from the project's constructions
       openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)
       openapi_servers.py          contract-first routes: OpenAPI operations a server generator or connexion serves,
                                   handled by the method their operationId names

@@ -25,14 +25,18 @@ calls it (closed over the class: Kiota's ``get()`` -> ``get(config)`` -> ``toGet
 okhttp-gson's ``reserve`` -> ``reserveWithHttpInfo`` -> ... -> ``reserveCall``). A project call of an entry counts
 when its receiver's type is surely that class: Java, a local, parameter or field declared of it, or a chain of
 calls each typed by the return type of the one project method so named (``client.products().byProductId(id).get()``),
-the class being the one project class of that simple name; TS/JS, a variable made or declared of the class imported
+each type resolved as javac does (imports, the file's package: `JavaFolder.type_fqn`; Kiota names the builders of
+two clients alike, ``cart...item.WithCustomerItemRequestBuilder`` and ``checkout...item.WithCustomerItemRequestBuilder``); TS/JS, a variable made or declared of the class imported
 from the generated file (or through its package's re-exporting barrel files, ``export * from``).
 
 **Base URL** (folded as any value; one value is the base, none or several leave the path's base unknown, saying
-why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code (a
-receiver declared of a ``...RequestAdapter`` type; one of unknown type leaves the base unknown; in a service with
-several Kiota root clients, not traced to one of them: unknown), else what the generated client sets (the document's
-server). ``typescript-node``: each base the project gives the class imported from the
+why). Kiota: a builder's operations take the base of the one root client whose builders reach it, traced from the
+project's constructions of that root (`kiota_roots`: the adapter's ``setBaseUrl(...)`` in a method of the class that
+makes it, its parameter bound to the construction's argument, a local, an injected adapter ``@Bean``, a new adapter:
+the generated default); where a construction's adapter comes from elsewhere, what the microservice passes to a
+request adapter's ``setBaseUrl(...)`` outside generated code (a receiver declared of a ``...RequestAdapter`` type; one
+of unknown type leaves the base unknown; in a service with several Kiota root clients, not traced to one of them:
+unknown), else what the generated client sets (the document's server). ``typescript-node``: each base the project gives the class imported from the
 generated file: ``new OrdersApi(basePath)`` (or ``(username, password, basePath)``), ``ordersApi.basePath = ...``,
 and the generated ``defaultBasePath`` where it constructs one without a base path.
 ``typescript-fetch`` and Java: the base is the project's ``Configuration``/``ApiClient`` at run
@@ -47,12 +51,14 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from ..languages.folding import UNKNOWN, Folded, literal, plain, unknown
+from ..languages.java.constants import JavaFolder
 from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import FileFacts
 from ..services.endpoints import HTTP_METHODS, Item
 from .base import Framework, Project, Reader, declared_type, item
 from .jvm import JavaFile, constants
+from .kiota_roots import KiotaRoots, is_adapter_receiver
 from .script_web import object_field
 
 FLAVOR = "openapi"
@@ -106,12 +112,24 @@ class Generated:
         self.kiota_roots: dict[str, set[str]] = {}
         #: (generated file, class) -> what the project passes to its constructor (None: nothing)
         self.constructed: dict[tuple[str, str], list[Folded | None]] = {}
+        java = [b for b in bounds if b.facts.language == "java"]
+        #: Kiota classes by fqn: the Kiota classes their methods return, and the root clients that reach them
+        self.kiota_returns: dict[str, set[str]] = {}
+        self.kiota_root_fqns: set[str] = set()
+        #: Kiota root client fqn -> the base each of the project's ``new Root(adapter)`` gives it (`KiotaRoots`)
+        self.root_bases: dict[str, list[Folded | None]] = {}
+        #: generated file -> the defaults its ``setBaseUrl`` sets; Kiota root fqn -> its file
+        self.kiota_defaults: dict[str, list[Folded]] = {}
+        self.root_files: dict[str, str] = {}
         for bound in bounds:
             if bound.facts.language == "java":
                 self._kiota_bases(bound)
                 self._kiota_roots(bound)
             else:
                 self._constructions(bound)
+        if self.kiota_root_fqns:
+            self.root_bases = KiotaRoots(project, java, self.kiota_root_fqns, _is_generated, self.kiota_defaults,
+                                         self.root_files).bases()
 
     def _kiota_bases(self, bound: Bound) -> None:
         calls = [c for c in bound.facts.calls if c.name == "setBaseUrl" and c.argc == 1 and c.args]
@@ -120,21 +138,54 @@ class Generated:
         file = JavaFile(bound, constants(self.project), self.project.values(bound.ctx.module))
         own, generated = self.kiota_bases.setdefault(bound.ctx.microservice, ([], []))
         for call in calls:
-            adapter = _adapter_receiver(bound, call)
+            adapter = is_adapter_receiver(bound, call)
             if adapter is False:
                 continue
             value = file.fold(call.args[0], call.owner.partition("#")[0], call.owner, call.line) if adapter else \
                 unknown(f"setBaseUrl(...) at {bound.path}:{call.line} on a receiver of unknown type")
             (generated if _is_generated(bound) else own).append(value)
+            if _is_generated(bound):
+                self.kiota_defaults.setdefault(bound.path, []).append(value)
 
     def _kiota_roots(self, bound: Bound) -> None:
         for index, sym in enumerate(bound.facts.symbols):
             if sym.kind == "class" and _is_kiota(bound, index):
-                members = {bound.facts.symbols[i].key for i in bound.members(sym.key)}
-                if _kiota_class_template(bound, members) == '"{+baseurl}"':
+                members = [bound.facts.symbols[i] for i in bound.members(sym.key)]
+                folder = JavaFolder(constants(self.project), bound.facts, sym.key)
+                self.kiota_returns[bound.fqns[index]] = {
+                    fqn for m in members if m.kind == "method" and m.type
+                    for fqn in [folder.type_fqn(_written_type(m.type))] if fqn}
+                if _kiota_class_template(bound, {m.key for m in members}) == '"{+baseurl}"':
                     self.kiota_roots.setdefault(bound.ctx.microservice, set()).add(sym.name)
+                    self.kiota_root_fqns.add(bound.fqns[index])
+                    self.root_files[bound.fqns[index]] = bound.path
 
-    def kiota_base(self, microservice: str) -> tuple[str | None, str | None]:
+    def roots_reaching(self, fqn: str) -> set[str]:
+        """The Kiota root clients whose fluent builders reach the Kiota class ``fqn`` (itself, if a root)."""
+        out = set()
+        for root in self.kiota_root_fqns:
+            seen, todo = {root}, [root]
+            while todo:
+                for nxt in self.kiota_returns.get(todo.pop(), ()):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+            if fqn in seen:
+                out.add(root)
+        return out
+
+    def kiota_base(self, microservice: str, fqn: str = "") -> tuple[str | None, str | None]:
+        """The base URL of the Kiota class ``fqn``'s operations: what the project's constructions of the one root
+        client that reaches it give (`KiotaRoots`), else the service's one ``setBaseUrl`` (below)."""
+        reaching = self.roots_reaching(fqn) if fqn else set()
+        made = self.root_bases.get(next(iter(reaching))) if len(reaching) == 1 else None
+        if made:
+            base, why = self._service_base(microservice) if None in made else (None, None)
+            service = literal(base) if base else unknown(why or "the base URL is not known")
+            return _one([value if value is not None else service for value in made], "")
+        return self._service_base(microservice)
+
+    def _service_base(self, microservice: str) -> tuple[str | None, str | None]:
         roots = sorted(self.kiota_roots.get(microservice, ()))
         own, generated = self.kiota_bases.get(microservice, ([], []))
         if own and len(roots) > 1:   # which adapter (and its setBaseUrl) each client is built with is not traced
@@ -190,16 +241,6 @@ def _script_type(bound: Bound, owner: str, name: str, line: int, plain: bool) ->
     return written.lstrip("~").removeprefix("new ").split("(", 1)[0].split("<", 1)[0].strip()
 
 
-def _adapter_receiver(bound: Bound, call) -> bool | None:
-    """Whether a ``setBaseUrl`` call's receiver is a Kiota request adapter (a local, parameter or field declared of a
-    type named ``...RequestAdapter``); None when its type is not known (``client.getRequestAdapter()``)."""
-    tree = call.receiver
-    if isinstance(tree, list) and (tree[:1] == ["name"] or (tree[:2] == ["field", ["this"]] and len(tree) > 2)):
-        written = _simple(declared_type(bound, call.owner, tree[1] if tree[0] == "name" else tree[2], call.line))
-        return written.endswith("RequestAdapter") if written else None
-    return None
-
-
 def _one(values: list[Folded], none: str) -> tuple[str | None, str | None]:
     texts = sorted({v.text for v in values})
     if texts == [UNKNOWN]:
@@ -232,7 +273,7 @@ def _read_kiota(generated: Generated, bound: Bound) -> Iterator[Item]:
             found = _HTTP_METHOD_ENUM.match(call.args[0]) if (
                 call.owner in mine and call.kind == "new" and call.name == "RequestInformation" and call.args) else None
             if found and found.group(1) in HTTP_METHODS:
-                base, why = generated.kiota_base(bound.ctx.microservice)
+                base, why = generated.kiota_base(bound.ctx.microservice, bound.fqns[index])
                 yield _client(bound, call.owner, call.line, found.group(1), _kiota_template(written), base, why,
                               written)
 
@@ -336,23 +377,25 @@ class Sites:
     surely that class (see `Sites.receiver_type`)."""
 
     def __init__(self, generated: Generated, bounds: list[Bound]) -> None:
-        #: class simple name -> method name -> the operations it makes (generated files' items, by owner)
+        #: class key (`_class_key`) -> method name -> the operations it makes (generated files' items, by owner)
         self.entries: dict[str, dict[str, list[Item]]] = {}
-        #: Java class simple name -> method name -> its return types (simple names), and how many classes so named
+        #: Java class fqn -> method name -> its return types (fqns), and how many classes of each fqn
         self.returns: dict[str, dict[str, set[str]]] = {}
         self.java_classes: dict[str, int] = {}
+        self.constants = constants(generated.project)
         #: generated TS/JS files holding operations, and every TS/JS file's facts (to follow re-exports)
         self.script_files: set[str] = set()
         self.scripts: dict[str, FileFacts] = {b.path: b.facts for b in bounds if b.facts.language != "java"}
         for bound in bounds:
             facts = bound.facts
             if facts.language == "java":
-                for sym in facts.symbols:
+                for index, sym in enumerate(facts.symbols):
                     if sym.kind in ("class", "interface"):
-                        self.java_classes[sym.name] = self.java_classes.get(sym.name, 0) + 1
-                    elif sym.kind == "method" and sym.parent:
-                        self.returns.setdefault(sym.parent.rsplit(".", 1)[-1], {}).setdefault(sym.name, set()).add(
-                            _simple(sym.type))
+                        self.java_classes[bound.fqns[index]] = self.java_classes.get(bound.fqns[index], 0) + 1
+                    elif sym.kind == "method" and sym.parent and sym.parent in bound.by_key:
+                        returned = JavaFolder(self.constants, facts, sym.parent).type_fqn(_written_type(sym.type))
+                        self.returns.setdefault(bound.fqns[bound.by_key[sym.parent]], {}).setdefault(
+                            sym.name, set()).add(returned or "")
             ops = list(_operations(generated, bound))
             if not ops:
                 continue
@@ -361,8 +404,7 @@ class Sites:
             for op in ops:
                 owner_key = next(k for k, i in bound.by_key.items() if bound.ids[i] == op.owner)
                 owner = facts.symbols[bound.by_key[owner_key]]
-                cls = (owner.parent or "").rsplit(".", 1)[-1]
-                table = self.entries.setdefault(_class_key(bound, cls), {})
+                table = self.entries.setdefault(_class_key(bound, owner.parent or ""), {})
                 for name in _callers_in_class(bound, owner.parent or "", owner.name):
                     table.setdefault(name, []).append(op)
 
@@ -378,7 +420,7 @@ class Sites:
                 index = bound.by_key.get(call.owner, -1)
                 yield replace(item(bound, index, "client", FLAVOR, call.line), http_method=op.http_method,
                               path=op.path, base_url=op.base_url, source_layer=LAYER, problems=list(op.problems),
-                              written=f"{call.name}(..) of the generated {owner_class.rpartition(':')[2]} "
+                              written=f"{call.name}(..) of the generated {owner_class.rpartition(':')[2].rsplit('.', 1)[-1]} "
                                       f"({op.file}:{op.line}: {op.written})")
 
     def receiver_type(self, bound: Bound, owner: str, tree, line: int, depth: int) -> str | None:
@@ -388,7 +430,9 @@ class Sites:
         if bound.facts.language == "java":
             if tree[0] == "name" or (tree[0] == "field" and tree[1] == ["this"]):
                 name = tree[1] if tree[0] == "name" else tree[2]
-                found = _simple(declared_type(bound, owner, name, line))
+                written = _written_type(declared_type(bound, owner, name, line))
+                found = JavaFolder(self.constants, bound.facts, owner.partition("#")[0]).type_fqn(written) \
+                    if written else None
             elif tree[0] == "call":
                 inner = self.receiver_type(bound, owner, tree[1], line, depth + 1)
                 kinds = self.returns.get(inner or "", {}).get(tree[2], set())
@@ -431,14 +475,18 @@ def _declaring_file(scripts: dict[str, FileFacts], path: str, spec: str, name: s
     return None
 
 
-def _simple(written: str) -> str:
-    """A Java type as written (``com.x.ApiClient``, ``List<X>``, a ``var``'s ``~ApiClient`` made by ``new``) by its simple name."""
-    return written.lstrip("~").split("<", 1)[0].split("(", 1)[0].strip().rsplit(".", 1)[-1]
+def _written_type(written: str) -> str:
+    """A Java type as written (``com.x.ApiClient``, ``List<X>``, a ``var``'s ``~ApiClient`` made by ``new``) without
+    its type arguments and markers, dots kept (for `JavaFolder.type_fqn`)."""
+    return written.lstrip("~").removeprefix("new ").split("<", 1)[0].split("(", 1)[0].strip()
 
 
 def _class_key(bound: Bound, cls: str) -> str:
-    """Java classes by simple name (one project class so named: `Sites.receiver_type`), TS ones by file and name."""
-    return cls if bound.facts.language == "java" else f"{bound.path}:{cls}"
+    """Java classes by fqn (javac's resolution of the name a file writes: `Sites.receiver_type`; two classes of one
+    simple name in different packages are two), TS ones by file and name."""
+    if bound.facts.language == "java":
+        return bound.fqns[bound.by_key[cls]] if cls in bound.by_key else cls
+    return f"{bound.path}:{cls}"
 
 
 def _callers_in_class(bound: Bound, cls: str, method: str) -> set[str]:

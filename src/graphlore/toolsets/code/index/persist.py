@@ -129,7 +129,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``app.get('/users', auth, users.list)``) is exposed by that function; format 35 gave it to the registering one.
 #: 37: a Java enum constant keeps its constructor's arguments (``extra["args"]``): a helper call's enum argument names
 #: the service a registry-resolved JAX-RS client calls (`frameworks.jaxrs`); format 36 kept none.
-FORMAT = 37
+#: 38: a Kiota root client's base URL from where the project constructs it (`frameworks.kiota_roots`), and generated
+#: Java builders keyed by fqn (two of one simple name made no client in format 37); ``this.props.getX()`` of a
+#: ``@ConfigurationProperties`` field folds to its key.
+FORMAT = 38
 
 
 def _context(values: list) -> FileContext:

@@ -359,16 +359,17 @@ class JavaFolder(Folder):
         if found is not None:
             return found
         head, dot, method = name.rpartition(".")
+        field = head.startswith("this.") and "." not in head[5:]   # this.props.getUrl(): the field's, never a local's
         if not dot or head == "this":
             found = self.returned(method, args)
             if found is not None:
                 return found
-        elif "." not in head:
-            if method == "get" and len(args) == 1:
+        elif "." not in head or field:
+            if method == "get" and len(args) == 1 and not field:
                 found = self.map_get(head, args[0])
                 if found is not None:
                     return found
-            written = self.variable_type(head)
+            written = self.variable_type(head.removeprefix("this."), field)
             fqn = self.type_fqn(written) if written else None
             if fqn in self.constants.properties:
                 return self.property(fqn, self.constants.properties[fqn], method)
@@ -450,9 +451,10 @@ class JavaFolder(Folder):
             return named_unknown(name, f"{name}.get(..) is one of several values, one known at run time only")
         return choice(values) if values else None
 
-    def variable_type(self, name: str) -> str:
-        """The declared type of a local, a parameter or a field in the scope, as written ("" when unknown)."""
-        if self.scope is not None:
+    def variable_type(self, name: str, field: bool = False) -> str:
+        """The declared type of a local, a parameter or a field in the scope (``field``: a field only), as written
+        ("" when unknown)."""
+        if self.scope is not None and not field:
             seen = [(line, t) for line, t in self.scope.facts.locals.get(self.scope.owner, {}).get(name, [])
                     if line <= self.scope.line and t and not t.startswith("~")]
             if seen:
