@@ -125,7 +125,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 #: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
 #: and path ``/`` and drew a ``no_route`` link.
-FORMAT = 35
+#: 36: a source file's text holds what its top-level code calls and says, and a file with such code is marked
+#: ``top_level_code`` (`symbols.file_node`): format 35 gave a file its name and path alone. A C# record's or primary
+#: constructor's parameter property is on the line its parameter is written (format 35: the type's first line).
+FORMAT = 36
 
 
 def _context(values: list) -> FileContext:
