@@ -549,17 +549,20 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
         return hits, note
 
     fetched = request.limit * FETCHED  # `paged` lifts code from below the page over test code and declarations
+    found: dict[str, NodeRef] = {}
+    runs: set[str] = set()
     while True:
         hits, note = rank(fetched)
-        nodes = store.get_nodes(list(dict.fromkeys(h.id for h in hits)))
-        found = {node.id: node_ref(node) for node in nodes}
-        runs = frozenset(node.id for node in nodes if node.props.get("top_level_code"))
+        for node in store.get_nodes(list(dict.fromkeys(h.id for h in hits if h.id not in found))):
+            found[node.id] = node_ref(node)
+            if node.props.get("top_level_code"):
+                runs.add(node.id)
         scored = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
-        last = put_last(request.query, runs)
+        last = put_last(request.query, frozenset(runs))
         if len(hits) < fetched or fetched >= MAX_FETCHED or sum(not last(h) for h in scored) >= request.limit:
             break
         fetched = min(fetched * 4, MAX_FETCHED)  # the page still has places that code further down should take
-    results = paged(request.query, scored, request.limit, runs)
+    results = paged(request.query, scored, request.limit, frozenset(runs))
     if not results:
         why = "no indexed name, fqn, signature or docstring contains a word of the query"
         if conditions:
