@@ -212,3 +212,27 @@ const doubled = [1, 2].map((i) => i * 2);
     calls = {(c.owner, c.name, c.line) for c in facts.calls}
     assert {("save", "updateUser", 3), ("fullName", "getUserById", 5), ("fullName", "full", 5)} <= calls
     assert ("", "map", 6) in calls
+
+
+def test_csharp_primary_constructor_parameters_are_fields_on_their_own_lines():
+    """A record's or a class's primary constructor parameters are properties where each is written, not on the
+    type's first line (a list broken over lines; ``record R(int A, int B)`` on one line keeps that line)."""
+    from graphlore.toolsets.code.languages.csharp import extract as csharp
+    src = b"""namespace Shop;
+
+public class CachedCart
+    (ICartStore store,
+     ICache cache)
+    : ICartStore
+{
+    public void Put(string id) { }
+}
+
+public record Line(string Sku, int Count);
+"""
+    facts = csharp.extract("Shop/CachedCart.cs", src)
+    lines = {s.key: (s.kind, s.line_start, s.line_end) for s in facts.symbols}
+    assert lines["CachedCart"][1] == 3
+    assert lines["CachedCart.store"] == ("field", 4, 4)
+    assert lines["CachedCart.cache"] == ("field", 5, 5)
+    assert lines["Line.Sku"] == ("field", 11, 11) and lines["Line.Count"] == ("field", 11, 11)

@@ -132,7 +132,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 38: a Kiota root client's base URL from where the project constructs it (`frameworks.kiota_roots`), and generated
 #: Java builders keyed by fqn (two of one simple name made no client in format 37); ``this.props.getX()`` of a
 #: ``@ConfigurationProperties`` field folds to its key.
-FORMAT = 38
+#: 39: a source file's text holds what its top-level code calls and says, and a file with such code is marked
+#: ``top_level_code`` (`symbols.file_node`): format 38 gave a file its name and path alone. A C# record's or primary
+#: constructor's parameter property is on the line its parameter is written (format 38: the type's first line).
+FORMAT = 39
 
 
 def _context(values: list) -> FileContext:

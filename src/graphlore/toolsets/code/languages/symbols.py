@@ -391,8 +391,15 @@ def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
     return GraphNode(bound.ids[index], "symbol", sym.name, text, base)
 
 
+#: the owner of a call outside every symbol: the file's top-level code
+TOP_LEVEL = ""
+
+
 def file_node(bound: Bound, symbol_kind: str, props: dict[str, Any]) -> GraphNode:
-    """A file's node, named by its file name, or by the last part of its dotted module name (Python)."""
+    """A file's node, named by its file name, or by the last part of its dotted module name (Python). Its text
+    holds what its top-level code calls and says (`body_text`), as a function's does: that code runs (an app's
+    wiring, a client's configuration), and no other symbol holds it; ``top_level_code`` marks a file that has
+    some (`query.tools` then ranks it as code, not as a declaration)."""
     module = bound.ctx.module_name
     name = module.rsplit(".", 1)[-1] if module and module != bound.path and not bound.language.shared_module \
         else bound.path.rsplit("/", 1)[-1]
@@ -416,8 +423,11 @@ def file_node(bound: Bound, symbol_kind: str, props: dict[str, Any]) -> GraphNod
     }
     if facts.syntax_errors:
         base["syntax_errors"] = facts.syntax_errors
+    said = body_text(bound.calls.get(TOP_LEVEL, []))
+    if said:  # a script, a Python/TS module's setup, C# top-level statements (``Program.cs``)
+        base["top_level_code"] = True
     base.update(props)
-    return GraphNode(bound.file_id, "symbol", name, node_text(name, bound.file_fqn, "", base["docstring"]), base)
+    return GraphNode(bound.file_id, "symbol", name, node_text(name, bound.file_fqn, "", base["docstring"], said), base)
 
 
 def _annotation_text(annotation) -> str:

@@ -12,6 +12,7 @@ import re
 import shlex
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from graphlore.errors import InvalidInput, NotFound, ref
@@ -368,15 +369,18 @@ def _squeezed(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
-#: hits fetched per hit returned, so that the page `ranked` cuts holds the code that test code would have pushed out
+#: hits fetched per hit returned, so that the page `ranked` cuts holds the code that test code would have pushed out;
+#: while fewer than a page of them is code (not test code, not a declaration `ranked` puts last), `search` fetches
+#: four times as many, up to `MAX_FETCHED` (a cost bound, not a ranking weight: any code found comes before them)
 FETCHED = 2
+MAX_FETCHED = 1000
 #: query words that ask for test code: without one, test code follows the code it tests
 TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "fixture", "fixtures", "mock", "mocks", "e2e"})
 #: what separates a type's fqn from its members' (Java ``#``, Python and C# ``.``, Go ``.``, TS ``#``/``.``)
 _MEMBER_CUT = ".#:/"
 
 
-def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
+def ranked(query: str, hits: list[SearchHit], runs: frozenset[str] = frozenset()) -> list[SearchHit]:
     """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with four rules over it: a
     symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
     ``loadVetData``) comes first, never under its class; a declaration (`DECLARATION_KINDS`: a field, a source
@@ -386,13 +390,14 @@ def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
     unless a word of the query or of an identifier in it asks for tests (`TEST_WORDS`); a type comes just after
     the first of its own methods that is also a hit and whose name shares a word with the
     query (the method that does the work, not the class that holds it; a field, a constructor or a method
-    named otherwise does not move it)."""
+    named otherwise does not move it). ``runs``: the ids of source files whose top-level code runs
+    (``top_level_code``): code, not declarations."""
     exact = _squeezed(query)
     tests_wanted = _asks_for_tests(query)
     asked = _Asked(query)
     order = sorted(range(len(hits)), key=lambda i: (
         not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact),
-        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked), i))
+        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked, runs), i))
     out = [hits[i] for i in order]
     words = _words(query)
     for hit in [h for h in out if h.node.symbol_kind in TYPE_KINDS and _squeezed(h.node.name) != exact]:
@@ -438,10 +443,11 @@ class _Asked:
         self.qualified = "" if re.search(r"\s", one) else _QUALIFIERS.sub(".", one.lower()).strip(".")
 
 
-def _unnamed_declaration(node: NodeRef, asked: _Asked) -> bool:
+def _unnamed_declaration(node: NodeRef, asked: _Asked, runs: frozenset[str] = frozenset()) -> bool:
     """Whether ``node`` is a declaration whose own name leaves a word of the query out and that the query does
-    not name by its qualified name (``Ship.cost``, ``Ship#cost``, ``src/Calculator.java``)."""
-    if node.kind != "symbol" or node.symbol_kind not in DECLARATION_KINDS or node.role == "CONFIG":
+    not name by its qualified name (``Ship.cost``, ``Ship#cost``, ``src/Calculator.java``). A source file in
+    ``runs`` has top-level code (C# top-level statements: ``Program.cs``): code, not a declaration."""
+    if node.kind != "symbol" or node.symbol_kind not in DECLARATION_KINDS or node.role == "CONFIG" or node.id in runs:
         return False  # a setting's declaration is its answer (``DATABASE_URL: PostgresDsn``)
     if asked.terms <= _name_terms(node.name):
         return False
@@ -449,24 +455,31 @@ def _unnamed_declaration(node: NodeRef, asked: _Asked) -> bool:
     return not asked.qualified or not (label == asked.qualified or label.endswith("." + asked.qualified))
 
 
-def paged(query: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
-    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code and declarations that `ranked`
-    puts last give their places to the next hits of other code (the ranking fetched `FETCHED` times the
-    page), never to more of them."""
+def put_last(query: str, runs: frozenset[str] = frozenset()) -> Callable[[SearchHit], bool]:
+    """Whether `ranked` puts a hit after the other code: test code (unless the query asks for tests) and a
+    declaration the query does not name, never a symbol named as the query."""
     asked = _Asked(query)
     tests_wanted = _asks_for_tests(query)
     exact = _squeezed(query)
 
-    def put_last(hit: SearchHit) -> bool:
+    def last(hit: SearchHit) -> bool:
         named = hit.node.kind == "symbol" and _squeezed(hit.node.name) == exact
-        return not named and ((not tests_wanted and hit.node.role == "TEST") or _unnamed_declaration(hit.node, asked))
+        return not named and ((not tests_wanted and hit.node.role == "TEST")
+                              or _unnamed_declaration(hit.node, asked, runs))
+    return last
 
-    page = ranked(query, hits[:limit])
-    last = [h for h in page if put_last(h)]
+
+def paged(query: str, hits: list[SearchHit], limit: int, runs: frozenset[str] = frozenset()) -> list[SearchHit]:
+    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code and declarations that `ranked`
+    puts last give their places to the next hits of other code (`search` fetches the ranking until it holds
+    ``limit`` of them or ends), never to more of them."""
+    last_ = put_last(query, runs)
+    page = ranked(query, hits[:limit], runs)
+    last = [h for h in page if last_(h)]
     if not last:
         return page
-    more = [h for h in hits[limit:] if not put_last(h)][:len(last)]
-    return ([h for h in page if not put_last(h)] + more + last)[:limit]
+    more = [h for h in hits[limit:] if not last_(h)][:len(last)]
+    return ([h for h in page if not last_(h)] + more + last)[:limit]
 
 
 def _words(text: str) -> set[str]:
@@ -516,13 +529,13 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     words = keyword_query(request.query)
     if request.kind is None or request.kind in SEGMENT_KINDS:
         words = " ".join([words, *prefix_words(request.query, _segment_words(store))])
-    fetched = request.limit * FETCHED  # `ranked` may lift product code from below the page over test code
-    if status.search_mode == "hybrid":
-        vectors = runtime.embeddings.embed([request.query])
-        hits = hybrid_search(store, words, vectors, kind=request.kind, where=where,
-                             limit=fetched, threads=runtime.search_threads)
-        note = None
-    else:
+
+    vectors = runtime.embeddings.embed([request.query]) if status.search_mode == "hybrid" else None
+
+    def rank(fetched: int) -> tuple[list, str | None]:
+        if vectors is not None:
+            return hybrid_search(store, words, vectors, kind=request.kind, where=where,
+                                 limit=fetched, threads=runtime.search_threads), None
         hits = store.keyword_search(words, kind=request.kind, where=where, limit=fetched)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
                 f"run the index tool to finish them (CLI: graphlore code index -p {shlex.quote(str(index.root))})")
@@ -533,9 +546,23 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
             note += ("; every word of the query that matched occurs in more than half of the nodes searched, "
                      "so BM25 gives it no weight (scores ~0) and this order is not a ranking: add a rarer word, "
                      "a kind or a filter")
-    found = refs(store, [h.id for h in hits])
-    results = paged(request.query, [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits
-                                    if h.id in found], request.limit)
+        return hits, note
+
+    fetched = request.limit * FETCHED  # `paged` lifts code from below the page over test code and declarations
+    found: dict[str, NodeRef] = {}
+    runs: set[str] = set()
+    while True:
+        hits, note = rank(fetched)
+        for node in store.get_nodes(list(dict.fromkeys(h.id for h in hits if h.id not in found))):
+            found[node.id] = node_ref(node)
+            if node.props.get("top_level_code"):
+                runs.add(node.id)
+        scored = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
+        last = put_last(request.query, frozenset(runs))
+        if len(hits) < fetched or fetched >= MAX_FETCHED or sum(not last(h) for h in scored) >= request.limit:
+            break
+        fetched = min(fetched * 4, MAX_FETCHED)  # the page still has places that code further down should take
+    results = paged(request.query, scored, request.limit, frozenset(runs))
     if not results:
         why = "no indexed name, fqn, signature or docstring contains a word of the query"
         if conditions:

@@ -94,6 +94,14 @@ def _doc(node: Node) -> str:
     return "\n".join(line for line in lines if line)[:2000]
 
 
+def _param_lines(node: Node | None) -> dict[str, int]:
+    """The line each parameter of a record's or a primary constructor's list is written on, by name."""
+    if node is None:
+        return {}
+    return {text(name): name.start_point[0] + 1 for child in node.named_children if child.type == "parameter"
+            for name in [child.child_by_field_name("name")] if name is not None}
+
+
 def _params(node: Node | None) -> tuple[tuple[str, str], ...]:
     if node is None:
         return ()
@@ -221,8 +229,10 @@ class _Extractor(Extractor):
         if generic_bases:   # ``IConsumer<OrderPlaced>``: what a message handler handles
             self.facts.extra.setdefault("generic_bases", {})[key] = generic_bases
         record_params = next((c for c in node.named_children if c.type == "parameter_list"), None)
+        lines = _param_lines(record_params)
         for pname, ptype in _params(record_params):
-            self.add(SymbolFact(f"{key}.{pname}", pname, "field", key, sym.line_start, sym.line_start,
+            line = lines.get(pname, sym.line_start)   # where it is written (a list may start on the next line)
+            self.add(SymbolFact(f"{key}.{pname}", pname, "field", key, line, line,
                                 f"public {ptype} {pname}", ("public", "property"), type=ptype))
         if record_params is not None:
             sym.params = _params(record_params)
