@@ -125,7 +125,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 #: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
 #: and path ``/`` and drew a ``no_route`` link.
-FORMAT = 35
+#: 36: C# facts record each method's returned values (``assigns[..]["return"]``: a URL a helper method builds is
+#: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
+#: at their API versions; a Compose override file's service is its base file's (format 35 read neither).
+FORMAT = 36
 
 
 def _context(values: list) -> FileContext:
