@@ -127,7 +127,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: and path ``/`` and drew a ``no_route`` link.
 #: 36: C# facts record each method's returned values (``assigns[..]["return"]``: a URL a helper method builds is
 #: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
-#: at their API versions; a Compose override file's service is its base file's (format 35 read neither).
+#: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
+#: to a function (format 35 read none of these).
 FORMAT = 36
 
 
