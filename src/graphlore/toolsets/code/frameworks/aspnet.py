@@ -93,6 +93,7 @@ class AspNet:
                     if found[3]:
                         self.registered.setdefault(found[3], []).append((found, base.get("client", ""), bound.ctx))
         self._bounds = bounds
+        self._default_versions: dict[str, list[str]] = {}
         self._calls: dict[str, list] | None = None
         self._methods: dict[str, int] = {}
         self.pages = _RazorPages(self)
@@ -109,6 +110,28 @@ class AspNet:
                     if sym.kind in ("method", "function"):
                         self._methods[sym.name] = self._methods.get(sym.name, 0) + 1
         return self._calls.get(name, [])
+
+    def default_api_version(self, bound: Bound) -> list[str]:
+        """The ``DefaultApiVersion`` the API versioning options of ``bound``'s process set (``o.DefaultApiVersion =
+        new ApiVersion(1, 0)`` in an ``AddApiVersioning`` lambda, or anywhere its code assigns it: the C# extractor's
+        ``extra["default_api_versions"]``), as a URL segment; [] when none, several or one not read is set."""
+        cached = self._default_versions.get(bound.ctx.microservice)
+        if cached is None:
+            cached = self._default_versions[bound.ctx.microservice] = self._default_version(bound)
+        return cached
+
+    def _default_version(self, bound: Bound) -> list[str]:
+        found = set()
+        for other in self._bounds:
+            if other.ctx.microservice != bound.ctx.microservice and not reaches(bound.ctx, other.ctx):
+                continue
+            for expr in other.facts.extra.get("default_api_versions", ()):
+                value = _DEFAULT_VERSION.match(expr.strip())
+                if value is None:
+                    return []   # a version the reader does not read
+                found.add(_segment(value.group("parsed") or value.group("number") or
+                                   f"{value.group('major')}.{value.group('minor') or 0}"))
+        return list(found) if len(found) == 1 else []
 
     def declarations(self, name: str) -> int:
         """How many methods of the project's C# files are named ``name``."""
@@ -267,6 +290,7 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
         pairs = [(verb, template) for verb, template in verbs] or [(ANY, None)]
         if routes:
             pairs = [(verb, template if template is not None else route) for verb, template in pairs for route in routes]
+        versions = _api_versions(web, bound, sym, method)
         for verb, template in pairs:
             for prefix in prefixes:
                 written = template or ""
@@ -278,8 +302,60 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
                     parts.append(_tokens(web.fold(facts, prefix, sym.key), tokens))
                 if template is not None:
                     parts.append(_tokens(web.fold(facts, template.replace('"~/', '"/'), sym.key), tokens))
-                yield item(bound, member, "route", "aspnet", None, http_method=verb, path=_route(join_paths(parts)),
-                           written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
+                seen: set[str] = set()
+                for version in versions or [None]:   # one route per API version the action serves
+                    path = _route(join_paths([_versioned(part, version) for part in parts]))
+                    if path.text in seen:
+                        continue
+                    seen.add(path.text)
+                    yield item(bound, member, "route", "aspnet", None, http_method=verb, path=path,
+                               written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
+
+
+#: a route parameter constrained to an API version (``v{version:apiVersion}``): ASP.NET API Versioning's URL segment
+_API_VERSION = re.compile(r"\{\s*\w+\s*:\s*apiVersion\s*\}", re.I)
+#: ``options.DefaultApiVersion = new ApiVersion(1, 0)`` (``new ApiVersion(1.0)``, ``ApiVersion.Parse("1.0")``)
+_DEFAULT_VERSION = re.compile(r"^(?:new\s+(?:Asp\.Versioning\.|Microsoft\.AspNetCore\.Mvc\.)?ApiVersion\s*\(\s*"
+                              r"(?P<major>\d+)\s*(?:,\s*(?P<minor>\d+)\s*)?\)|new\s+ApiVersion\s*\(\s*"
+                              r"(?P<number>\d+\.\d+)\s*\)|ApiVersion\.Parse\s*\(\s*\"(?P<parsed>[^\"]+)\"\s*\))$")
+
+
+def _segment(version: str) -> str:
+    """A version as the URL-segment reader takes it: ``1.0`` is served as ``1`` (and ``1.0``: the link matches either,
+    `links`), ``1.5`` as ``1.5``; another form (a date, a status) as written."""
+    numbers = re.fullmatch(r"(\d+)(?:\.(\d+))?", version.strip())
+    if numbers is None:
+        return version.strip()
+    major, minor = numbers.groups()
+    return major if minor is None or int(minor) == 0 else f"{major}.{int(minor)}"
+
+
+def _versioned(part: Folded, version: str | None) -> Folded:
+    """A template part with its ``{version:apiVersion}`` parameter replaced with ``version`` (None: kept)."""
+    if version is None or not _API_VERSION.search(part.text):
+        return part
+    return Folded(_API_VERSION.sub(lambda _: version, part.text), part.known, part.why)
+
+
+def _api_versions(web: AspNet, bound: Bound, cls, method) -> list[str]:
+    """The API versions an action serves (ASP.NET API Versioning), as URL segments: its ``[MapToApiVersion]``s, else
+    its own or its controller's ``[ApiVersion]``s, else the ``DefaultApiVersion`` its service's
+    ``AddApiVersioning`` options set (one); none known (``[ApiVersionNeutral]``, a version not read): [] and the
+    route keeps its parameter."""
+    def written(sym, name: str) -> list[str]:
+        out = []
+        for annotation in sym.annotations:
+            if annotation.name.rsplit(".", 1)[-1] == name:
+                value = web.fold(bound.facts, _template(annotation) or "", cls.key)
+                if not value.known or not value.text:
+                    return []
+                out.append(_segment(value.text))
+        return out
+
+    if any(a.name.rsplit(".", 1)[-1] == "ApiVersionNeutral" for a in (*cls.annotations, *method.annotations)):
+        return []
+    found = written(method, "MapToApiVersion") or written(method, "ApiVersion") or written(cls, "ApiVersion")
+    return list(dict.fromkeys(found)) or web.default_api_version(bound)
 
 
 #: a Razor Page's handler method: ``On{Verb}[{Name}][Async]`` (a named handler is chosen by ``?handler=Name``: the

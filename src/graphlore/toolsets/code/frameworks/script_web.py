@@ -1,7 +1,8 @@
 """TypeScript/JavaScript: Express and NestJS routes, fetch and axios clients, read from the facts.
 
-**Routes.** Express: ``X.get(path, ...)`` ... ``X.all(path, ...)`` where ``X`` is an ``express()`` app or an
-``express.Router()``; a router's prefix comes from ``app.use(prefix, router)`` (and ``router.use``; a router
+**Routes.** Express: ``X.get(path, ...)`` ... ``X.all(path, ...)`` (and ``X.route(path).get(..).post(..)``) where
+``X`` is an ``express()`` app or an ``express.Router()``, or a function's parameter every call of it passes one to
+(``routes.add(app)``); a router's prefix comes from ``app.use(prefix, router)`` (and ``router.use``; a router
 mounted without a path, ``app.use(router)``, sits at its parent's prefix), followed through imports (default,
 named and ``module.exports`` exports). A router mounted nowhere has an unknown prefix. A handler mounted
 at a path (``app.use("/graphql", handler(...))``, anything but a router) is a route that takes any method.
@@ -67,6 +68,8 @@ class ScriptProject:
         self.named_handlers = ScriptHandlers(bounds)
         self.routers: dict[tuple[str, str], Router] = {}
         self.global_prefix: dict[str, Folded] = {}
+        #: (file, function, parameter) -> the routers its callers pass it (`routers_named`)
+        self._passed: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
         #: (file, use call, parent router, prefix) of each handler mounted at a path
         self.handlers: list[tuple[Bound, CallFact, tuple[str, str], Folded]] = []
         for bound in bounds:
@@ -81,6 +84,46 @@ class ScriptProject:
             for call in bound.facts.calls:
                 if call.name == "setGlobalPrefix" and call.args:
                     self.global_prefix[bound.ctx.microservice] = ScriptFolder(self.files, bound.path).fold(call.args[0])
+
+    def routers_named(self, bound: Bound, owner: str, name: str) -> list[tuple[str, str]]:
+        """The routers ``name`` is in ``owner`` of ``bound``'s file: a router variable of the project, or a
+        parameter of a function (``exports.add = app => { app.get(..) }``) that every call of it passes one to
+        (``routes.add(app)`` in a file importing it): each router passed (none when a call passes something else)."""
+        key = self.resolve_var(bound.path, name)
+        if key is not None:
+            return [key]
+        symbols = {sym.key: sym for sym in bound.facts.symbols}
+        sym = symbols.get(owner)
+        while sym is not None and not any(param == name for param, _ in sym.params):
+            sym = symbols.get(sym.parent or "")
+        if sym is None or sym.kind != "function" or sym.parent:
+            return []
+        cached = self._passed.get((bound.path, sym.key, name))
+        if cached is None:
+            cached = self._passed[(bound.path, sym.key, name)] = self._passed_routers(bound, sym, name)
+        return cached
+
+    def _passed_routers(self, bound: Bound, sym, name: str) -> list[tuple[str, str]]:
+        position = next(i for i, (param, _) in enumerate(sym.params) if param == name)
+        exported = {alias for alias, local in bound.facts.extra.get("exports", {}).items() if local == sym.name}
+        found: list[tuple[str, str]] = []
+        for path, facts in self.files.items():
+            modules = {alias for imp in facts.imports if imp.target.startswith(".")
+                       and resolve_script(self.files, path, imp.target) == bound.path for _, alias in imp.names}
+            for call in facts.calls:
+                if call.name not in exported | {sym.name} or len(call.args) <= position:
+                    continue
+                here = call.receiver is None and path == bound.path and call.name == sym.name
+                imported = call.receiver is not None and call.receiver[0] == "name" and call.receiver[1] in modules \
+                    and call.name in exported
+                if not (here or imported):
+                    continue
+                router = self.resolve_var(path, call.args[position].strip())
+                if router is None:
+                    return []   # a call passing something else: the parameter is not always a router
+                if router not in found:
+                    found.append(router)
+        return found
 
     def resolve_var(self, path: str, name: str, hops: int = 0) -> tuple[str, str] | None:
         found = self.definition(path, name)
@@ -139,6 +182,23 @@ class ScriptProject:
         return [join_paths([above, prefix]) for parent, prefix in router.mounts for above in self.prefixes(parent, depth + 1)]
 
 
+def _route_chain(facts: FileFacts, call: CallFact) -> tuple[str, str] | None:
+    """(router variable, path as written) of a verb called on ``X.route(path)`` (Express's route chain,
+    ``app.route("/a").get(h).post(h2)``: each verb a route at the path), else None."""
+    receiver = call.receiver
+    while isinstance(receiver, list) and receiver[0] == "call" and receiver[2] in VERBS:
+        receiver = receiver[1]
+    if not (isinstance(receiver, list) and receiver[0] == "call" and receiver[2] == "route" and
+            isinstance(receiver[1], list) and receiver[1][0] == "name"):
+        return None
+    var = receiver[1][1]
+    made = next((c for c in facts.calls if c.name == "route" and c.receiver == ["name", var] and c.args and
+                 c.owner == call.owner and c.line <= call.line and
+                 not any(o.name == "route" and o.receiver == ["name", var] and c.line < o.line <= call.line
+                         for o in facts.calls)), None)
+    return (var, made.args[0]) if made is not None else None
+
+
 def _item(bound: Bound, index: int, **kw) -> Item:
     return item(bound, index, kw.pop("kind"), kw.pop("flavor"), kw.pop("line", None), **kw)
 
@@ -173,17 +233,27 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
     for call in facts.calls:
         index = by_key.get(call.owner, -1)
         receiver = call.receiver
+        route = _route_chain(facts, call) if call.name in VERBS and call.args else None
+        if route is not None:   # X.route(path).get(h).post(h2)
+            var, written = route
+            for key in project.routers_named(bound, call.owner, var):
+                for prefix in project.prefixes(key):
+                    yield _item(bound, index, line=call.line, kind="route", flavor="express",
+                                http_method=ANY if call.name == "all" else call.name.upper(),
+                                path=join_paths([prefix, folder.fold(written)]), written=written)
+            continue
         if receiver and receiver[0] == "name" and call.name in VERBS and call.args:
-            key = project.resolve_var(bound.path, receiver[1])
-            if key is not None:
+            keys = project.routers_named(bound, call.owner, receiver[1])
+            if keys:
                 inline = facts.extra.get("inline_handlers", {}).get(str(call.line))
                 named = None if inline else project.named_handlers.of(bound, call)   # `script_handlers`
                 at, handler, at_line = named + (None,) if named else \
                     (bound, by_key.get(inline, index) if inline else index, call.line)  # the handler written in the call
-                for prefix in project.prefixes(key):
-                    yield _item(at, handler, line=at_line, kind="route", flavor="express",
-                                http_method=ANY if call.name == "all" else call.name.upper(),
-                                path=join_paths([prefix, folder.fold(call.args[0])]), written=call.args[0])
+                for key in keys:
+                    for prefix in project.prefixes(key):
+                        yield _item(at, handler, line=at_line, kind="route", flavor="express",
+                                    http_method=ANY if call.name == "all" else call.name.upper(),
+                                    path=join_paths([prefix, folder.fold(call.args[0])]), written=call.args[0])
                 continue
         if call.name == "fetch" and receiver is None and call.args:
             method_expr = object_field(call.args[1], "method") if len(call.args) > 1 else None

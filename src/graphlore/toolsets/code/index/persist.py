@@ -135,7 +135,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 39: a source file's text holds what its top-level code calls and says, and a file with such code is marked
 #: ``top_level_code`` (`symbols.file_node`): format 38 gave a file its name and path alone. A C# record's or primary
 #: constructor's parameter property is on the line its parameter is written (format 38: the type's first line).
-FORMAT = 39
+#: 40: C# facts record each method's returned values (``assigns[..]["return"]``: a URL a helper method builds is
+#: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
+#: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
+#: to a function (format 39 read none of these).
+FORMAT = 40
 
 
 def _context(values: list) -> FileContext:

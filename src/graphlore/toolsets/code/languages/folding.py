@@ -518,6 +518,26 @@ class Folder:
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         return unknown(f"the result of {name}(...)")
 
+    #: how deep calls of project methods are followed into their returned values (a helper calling a helper)
+    max_call_depth = 4
+    #: how many such calls the value being folded is inside
+    call_depth = 0
+
+    def returned_by(self, callee: Folder, facts: FileFacts, method: SymbolFact,
+                    args: list[list[tuple[str, str]]]) -> Folded | None:
+        """The value ``method`` (of ``facts``, folded by ``callee``: a folder of its own class) returns when called
+        with ``args`` (folded here, in the caller's scope): each value its ``return``s and expression body give
+        (``extra["assigns"][key]["return"]``), its parameters bound to the arguments; several make a choice. None
+        when it records no returned value, the arguments do not match its parameters, or calls nest too deeply
+        (a recursive helper): the call's result stays unknown."""
+        entries = facts.extra.get("assigns", {}).get(method.key, {}).get("return")
+        if not entries or len(method.params) != len(args) or self.call_depth >= self.max_call_depth:
+            return None
+        bindings = tuple((param, self.fold_tokens(arg)) for (param, _), arg in zip(method.params, args, strict=True))
+        callee.depth = self.depth + 1
+        callee.call_depth = self.call_depth + 1
+        return choice([callee.fold_in(Scope(facts, method.key, line, bindings), exprs) for line, exprs in entries])
+
     def chained(self, value: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
         """``call(...).method(args)``: unknown unless the language says what the method of that value gives."""
         return unknown(f"the result of ....{method}(...)")

@@ -799,6 +799,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                                                  None)
         if service is not None:
             owner[index] = service
+    _merged_compose(reader.units, owner)
     for index, unit in enumerate(reader.units):
         if unit.kind != "k8s-service":
             continue
@@ -876,6 +877,22 @@ _K6_ENV = re.compile(r"""(?:^|\s)(?:-e|--env)[=\s]\s*(?:"(\w+)=([^"]*)"|'(\w+)=(
 
 
 _ENV_PAIR = re.compile(r"""(\w+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s\\]|\\.)*))""")
+
+
+def _merged_compose(units: list[Unit], owner: dict[int, str]) -> None:
+    """Compose merges the files of one project folder (``docker-compose.yml`` with ``docker-compose.override.yml``,
+    or ``-f`` another beside it): a service of one file found no service by itself (an override that sets only
+    ``environment`` or ``ports``) is the service its name has in another Compose file of that folder, when that
+    one is a service of the project (one, not several)."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for index, unit in enumerate(units):
+        if unit.kind == "compose" and index in owner:
+            found.setdefault((PurePosixPath(unit.file).parent.as_posix(), unit.name), set()).add(owner[index])
+    for index, unit in enumerate(units):
+        if unit.kind == "compose" and index not in owner:
+            services = found.get((PurePosixPath(unit.file).parent.as_posix(), unit.name), set())
+            if len(services) == 1:
+                owner[index] = next(iter(services))
 
 
 def dockerfile_env(dockerfile: str) -> dict[str, str]:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ...model import FileContext, FileFacts
+from ...model import FileContext, FileFacts, SymbolFact
 from ..folding import Folded, Folder, choice, env, literal, named_unknown, unescape, unknown
 from ..symbols import Table, reaches
 
@@ -63,6 +63,8 @@ class CSharpConstants:
 
     def __init__(self, table: Table, settings: Mapping[str, Values] | None = None) -> None:
         self.by_type: dict[tuple[str, str], list[tuple[str, FileFacts, str]]] = {}
+        #: method name -> (method, its file's facts) of every method of the project (a helper building a URL)
+        self.methods: dict[str, list[tuple[SymbolFact, FileFacts]]] = {}
         self.settings = settings or {}
         self.module_of: dict[str, str] = {}
         self.context_of: dict[str, FileContext] = {}
@@ -75,6 +77,8 @@ class CSharpConstants:
             self.module_of[bound.path] = bound.ctx.module
             self.context_of[bound.path] = bound.ctx
             for sym in bound.facts.symbols:
+                if sym.kind == "method" and sym.parent:
+                    self.methods.setdefault(sym.name, []).append((sym, bound.facts))
                 if sym.kind == "field" and "value" in sym.extra and sym.parent and (
                         "const" in sym.modifiers or {"static", "readonly"} <= set(sym.modifiers)):
                     owner = sym.parent.rsplit(".", 1)[-1]
@@ -355,7 +359,41 @@ class CSharpFolder(Folder):
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         found = self.env_call(name, args, ENV_READERS)
+        if found is None:
+            found = self.helper(name, args)
         return found if found is not None else unknown(f"the result of {name}(...)")
+
+    def helper(self, name: str, args: list[list[tuple[str, str]]]) -> Folded | None:
+        """A call of a method of the project: what it returns with its parameters bound to the arguments
+        (`Folder.returned_by`). ``M(..)``/``this.M(..)`` is the method of the class around the call (or a class
+        around that); ``T.M(..)``, ``Outer.Inner.M(..)`` or a namespace-qualified name, a static method of that
+        type in code the caller's process runs. None (the result unknown) when the name is a variable's, names no
+        method or several (an overload: which one runs is not read), or its returns are not read."""
+        head, _, method = name.removeprefix("this.").rpartition(".")
+        if head and "." not in head and self.scope is not None and self.declared_type(head):
+            return None   # a method of a variable's object: which class's is not read here
+        reader = self.constants.context_of.get(self.facts.path)
+        found = []
+        for sym, facts in self.constants.methods.get(method, ()):
+            where = self.constants.context_of.get(facts.path)
+            if reader is not None and where is not None and not reaches(reader, where):
+                continue
+            owner = sym.parent or ""
+            if head:
+                qualified = f"{facts.package}.{owner}" if facts.package else owner
+                if not (owner == head or qualified == head or owner.endswith("." + head) or
+                        qualified.endswith("." + head)):
+                    continue
+            elif facts is not self.facts or not (self.class_key == owner or self.class_key.startswith(owner + ".")):
+                continue
+            found.append((sym, facts))
+        if not head and found:   # the innermost class declaring it hides the outer ones
+            innermost = max(len(sym.parent or "") for sym, _ in found)
+            found = [(sym, facts) for sym, facts in found if len(sym.parent or "") == innermost]
+        if len(found) != 1:
+            return None   # none, or an overload (one key holds every overload's returns)
+        sym, facts = found[0]
+        return self.returned_by(CSharpFolder(self.constants, facts, sym.parent or ""), facts, sym, args)
 
 
 # ---- the type an expression makes (frameworks read a message's or request's type with it) ----

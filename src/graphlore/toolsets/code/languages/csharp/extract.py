@@ -159,8 +159,14 @@ class _Extractor(Extractor):
         self.calls(root)
         self.locals(root)
         pairs = self.assignment_pairs(root)
-        self.record_values(pairs)
+        self.record_values(pairs + returned_values(root))
         self.record_made(pairs)
+        # ASP.NET API Versioning's default version (``options.DefaultApiVersion = new ApiVersion(1, 0)``): the
+        # version a controller that declares none serves (an object made is no value `record_values` keeps)
+        defaults = [squash(text(value)) for target, value in pairs
+                    if text(target).rsplit(".", 1)[-1].strip() == "DefaultApiVersion"]
+        if defaults:
+            self.facts.extra["default_api_versions"] = defaults
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -423,6 +429,34 @@ class _Keyword:
 
 #: dependency-injection registrations whose configuration lambda sets a client's address
 _REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient", "AddRefitClient"})
+
+
+#: what a ``return`` inside belongs to: a method's own returns are its value, a lambda's or a local function's not
+_FUNCTIONS = frozenset({"method_declaration", "local_function_statement", "lambda_expression",
+                        "anonymous_method_expression", "constructor_declaration", "accessor_declaration",
+                        "property_declaration", "operator_declaration", "conversion_operator_declaration"})
+
+
+def returned_values(root: Node) -> list[tuple[str, Node]]:
+    """("return", value) for each value a method returns: each ``return x;`` of its own body (not one of a lambda or
+    a local function inside it) and an expression body (``=> x``), which `folding` reads as the method's value
+    where a call of it is folded (a URL built by a helper method)."""
+    out: list[tuple[str, Node]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "method_declaration":
+            body = next((c for c in node.named_children if c.type == "arrow_expression_clause"), None)
+            if body is not None and body.named_children:
+                out.append(("return", body.named_children[0]))
+        elif node.type == "return_statement" and node.named_children:
+            around = node.parent
+            while around is not None and around.type not in _FUNCTIONS:
+                around = around.parent
+            if around is not None and around.type == "method_declaration":
+                out.append(("return", node.named_children[0]))
+        stack.extend(node.named_children)
+    return out
 
 
 def _registration(node: Node) -> tuple[str, str] | None:
