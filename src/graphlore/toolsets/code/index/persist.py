@@ -125,7 +125,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 #: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
 #: and path ``/`` and drew a ``no_route`` link.
-FORMAT = 35
+#: 36: a Kubernetes env ``secretKeyRef``/``envFrom secretRef`` is a service's value, with the Secret's key (its Helm
+#: value, the ``--set`` and the shell assignment behind it; a CSI SecretProviderClass's store object): format 35 said
+#: nothing of them.
+FORMAT = 36
 
 
 def _context(values: list) -> FileContext:
