@@ -76,6 +76,11 @@ spec:
                 secretKeyRef:
                   name: made-by-hand
                   key: api-key
+            - name: EMPTY
+              valueFrom:
+                secretKeyRef:
+                  name: worker-token
+                  key: token
 '''
 
 SECRET = '''apiVersion: v1
@@ -85,6 +90,15 @@ metadata:
 type: Opaque
 data:
   queue_name: {{ required "secrets.queue.name is required" .Values.secrets.queue.name | b64enc }}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: worker-token
+data:
+  {{- if .Values.token }}
+  token: {{ .Values.token | b64enc }}
+  {{- end }}
 '''
 
 PROVIDER = '''apiVersion: secrets-store.csi.x-k8s.io/v1
@@ -141,7 +155,9 @@ def test_a_secret_key_shows_the_helm_value_the_set_and_the_export_behind_it(tmp_
     assert notes["DB_URL"].endswith(
         "; Secret worker-store key db-url synced by the SecretProviderClass worker-vault from the azure secret "
         "store's object Database--Url (charts/worker/templates/provider.yaml:11)")
-    assert notes["API_KEY"].endswith("; the Secret is not written in the project (made at deploy time)")
+    assert notes["API_KEY"].endswith("; no Secret of that name is written in the project (made at deploy time)")
+    assert notes["EMPTY"].endswith("; the Secret written in charts/worker/templates/secret.yaml gives no key token with "
+                                   "the values it is rendered with")
     assert "QUEUE_NAME" not in deployment.env["worker"]   # its value is the shell's: never guessed
 
 

@@ -212,6 +212,8 @@ class Reader:
         self.secrets: dict[str, dict[str, list[str]]] = {}
         #: Secret name -> key -> its values written as literals (``stringData``, decoded ``data``)
         self.secret_values: dict[str, dict[str, list[str]]] = {}
+        #: Secret name -> the files that write it (a SecretProviderClass that syncs it included)
+        self.secret_files: dict[str, list[str]] = {}
         self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
         self.artifact_dockerfiles: dict[str, str] = {}   # image -> the Dockerfile its artifact names
@@ -433,6 +435,9 @@ class Reader:
             return
         self._read_docs += 1
         name = self._config_map(meta["name"])
+        self.secrets.setdefault(name, {})   # written, whether or not these values give it a key
+        files = self.secret_files.setdefault(name, [])
+        files += [rel] if rel not in files else []
         for section in ("data", "stringData"):
             data = doc.get(section)
             for key, raw in (data.items() if isinstance(data, dict) else []):
@@ -459,6 +464,8 @@ class Reader:
         for number, synced in enumerate(spec.get("secretObjects") or []):
             if not isinstance(synced, dict) or not isinstance(synced.get("secretName"), str):
                 continue
+            files = self.secret_files.setdefault(self._config_map(synced["secretName"]), [])
+            files += [rel] if rel not in files else []
             for index, item in enumerate(synced.get("data") or []):
                 if not isinstance(item, dict) or item.get("key") is None or item.get("objectName") is None:
                     continue
@@ -836,15 +843,19 @@ def _base64_text(value: str) -> str | None:
         return None
 
 
-def _with_secrets(unit: Unit, secrets: dict[str, dict[str, list[str]]]) -> list[str]:
+def _with_secrets(unit: Unit, secrets: dict[str, dict[str, list[str]]], files: dict[str, list[str]]) -> list[str]:
     """The unit's value notes, each that reads a Secret followed by where the Secret's key is written (every place:
-    each is one of its values); an ``envFrom`` Secret gives one note per key."""
+    each is one of its values); an ``envFrom`` Secret gives one note per key. A Secret no file writes is made at
+    deploy time; one written without that key (an ``if`` its values leave out) says so."""
     notes = list(unit.value_notes)
     for index, name, key in reversed(unit.secret_refs):
         keys = secrets.get(name, {})
         found = keys.get(key, []) if key is not None else [line for lines in keys.values() for line in lines]
-        if not found:
-            notes[index] += "; the Secret is not written in the project (made at deploy time)"
+        if name not in secrets and name not in files:
+            notes[index] += "; no Secret of that name is written in the project (made at deploy time)"
+        elif not found:
+            notes[index] += (f"; the Secret written in {', '.join(files.get(name, []))} gives "
+                             + (f"no key {key}" if key is not None else "no key") + " with the values it is rendered with")
         elif key is not None:
             notes[index] += "; " + "; ".join(dict.fromkeys(found))
         else:
@@ -926,7 +937,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         notes += [note for note in unit.port_notes if note not in notes]
         out.published.setdefault(service, set()).update(unit.published)
         values = out.value_notes.setdefault(service, [])
-        values += [note for note in _with_secrets(unit, reader.secrets) if note not in values]
+        values += [note for note in _with_secrets(unit, reader.secrets, reader.secret_files) if note not in values]
         env = out.env.setdefault(service, {})
         for name, values in unit.env.items():
             for value in values:
