@@ -272,11 +272,14 @@ def database_config(a: Agent, services: tuple[str, ...]) -> dict:
     return {}
 
 
-def callers_of_routes_named(a: Agent, service: str, words: tuple[str, ...]) -> dict:
+def callers_of_routes_named(a: Agent, service: str, words: tuple[str, ...], code_only: bool = False) -> dict:
+    """Who calls the routes whose label holds one of ``words``; ``code_only`` ("which code calls"): the clients,
+    not a gateway's or an ingress's forward (a route of configuration, not code), as `client_callers_of_route`."""
     found = a("find", kind="route", filter={"microservice": service}, limit=500).results
     routes = [r.id for r in found if any(w in r.label.lower() for w in words)]
     keys = ["HTTP_CALLED_BY", "GRPC_CALLED_BY"]
-    return {"found": [n.node.id for r in routes for n in a("neighbors", id=r, edge_types=keys).neighbors]}
+    return {"found": [n.node.id for r in routes for n in a("neighbors", id=r, edge_types=keys).neighbors
+                      if not code_only or n.node.kind == "client"]}
 
 
 def downstream(a: Agent, start: str | None, depth: int) -> list[str]:
@@ -622,7 +625,7 @@ PLANS = {
     "rs-32": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
         "microservice": "dispatch", "match": ["cross_service", "ambiguous", "no_route"]}, limit=10).results]},
     "rs-33": lambda a: {"found": calls_from(a, "user")["pairs"]},
-    "rs-34": lambda a: callers_of_routes_named(a, "shipping", ("/memory", "/free")),
+    "rs-34": lambda a: callers_of_routes_named(a, "shipping", ("/memory", "/free"), code_only=True),
     "rs-35": lambda a: {"found": [r for r in a.routes("cart", http_method="DELETE")
                                   if "item" in r.lower() or "remove" in r.lower()]},
     "rs-36": lambda a: {"found": [1] * a.total("producer", microservice="catalogue")},
@@ -706,7 +709,7 @@ PLANS = {
     "boa-27": lambda a: database_config(a, ("userservice", "contacts")),
     "boa-28": lambda a: config_of_clients(a, "loadgenerator"),
     "boa-29": lambda a: {"found": calls_from(a, "userservice")["pairs"]},
-    "boa-30": lambda a: callers_of_routes_named(a, "frontend", ("/whereami",)),
+    "boa-30": lambda a: callers_of_routes_named(a, "frontend", ("/whereami",), code_only=True),
     "boa-31": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=[
         "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream", "sarama", "kafka_go", "confluent_kafka",
         "pika", "amqp_go", "amqplib"]))},
@@ -750,9 +753,9 @@ PLANS = {
     "od-27": lambda a: messaging_config(a, "checkout", "accounting"),
     "od-28": lambda a: config_of_clients(a, "chatbot"),
     "od-29": lambda a: config_of_clients(a, "frontend", target_service="product-catalog"),
-    "od-30": lambda a: callers_of_routes_named(a, "shipping", ("getquote", "shiporder")),
+    "od-30": lambda a: callers_of_routes_named(a, "shipping", ("getquote", "shiporder"), code_only=True),
     "od-31": lambda a: grpc_routes_named(a, "FeatureFlagService"),
-    "od-32": lambda a: callers_of_routes_named(a, "product-catalog", ("searchproducts",)),
+    "od-32": lambda a: callers_of_routes_named(a, "product-catalog", ("searchproducts",), code_only=True),
     "od-33": lambda a: {"found": calls_from(a, "payment")["pairs"]},
     "od-34": lambda a: {"found": a.routes("email", framework="grpc")},
     "od-35": lambda a: top_symbols(a, "charge credit card", "payment"),

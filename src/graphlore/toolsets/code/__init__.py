@@ -90,6 +90,7 @@ The map (packages by concern; a package imports only the packages above it)::
                                   Terraform, .env (service names, images, each service's environment, ports)
       helm.py                     Helm charts rendered with each set of values they are installed with (values
                                   files, the project's own helm install commands; subcharts, define/include)
+      shell_values.py             where a script or guide assigns the shell variables a helm --set reads
       terraform.py                Terraform's container resources: names, images, environment, through local modules
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method
@@ -181,6 +182,7 @@ The map (packages by concern; a package imports only the packages above it)::
       edge_keys.py                the closed set of neighbor keys
       tools.py                    the tools
       traverse.py                 members, edge summaries, neighbors
+      env_reads.py                the environment variables a symbol's source reads (describe's env_from)
       reach.py                    paths and impact: every path between two nodes, a blast radius
       views.py                    index status, node references
       render.py                   text for people and agents

@@ -47,7 +47,13 @@ from ..model import (
 )
 from ..services.app_config import app_config
 from ..services.aspire import with_aspire
-from ..services.config_view import amqp_config, client_config, service_config, settings_fields
+from ..services.config_view import (
+    amqp_config,
+    client_config,
+    deployment_values,
+    service_config,
+    settings_fields,
+)
 from ..services.deployment import Deployment, read_deployment
 from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
@@ -227,6 +233,9 @@ class CodeGraph:
                     node.props.pop("_settings_fields", None)
                     if node.name in fields:
                         node.props["_settings_fields"] = fields[node.name]
+                    # hidden: `describe` of a symbol shows where the environment variables its code reads are set
+                    node.props["_env_sources"] = {"values": deployment_values(node.name, config, deployment),
+                                                  "root_env": deployment.root_env_notes}
             self.service_edges += trigger_edges(self.table, self.root)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())

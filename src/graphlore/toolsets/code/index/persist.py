@@ -139,7 +139,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
 #: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
 #: to a function (format 39 read none of these).
-FORMAT = 40
+#: 41: a Kubernetes env ``secretKeyRef``/``envFrom secretRef`` is a service's value, with the Secret's key (its Helm
+#: value, the ``--set`` and the shell assignment behind it; a CSI SecretProviderClass's store object): format 40 said
+#: nothing of them.
+FORMAT = 41
 
 
 def _context(values: list) -> FileContext:

@@ -35,8 +35,9 @@ from ..index.records import (
 from ..languages.registry import suffixes
 from ..model import EDGE_TYPES, SYMBOL_KINDS, TYPE_KINDS, service_id
 from ..services import service_map as maps
+from ..services.config_view import MAX_CLIENT_LINES, lines_setting
 from ..services.endpoints import HTTP_METHODS, normalise_path
-from . import filters, reach, traverse
+from . import env_reads, filters, reach, traverse
 from .edge_keys import FLOW_KEYS
 from .models import (
     MAX_SOURCE_LINES,
@@ -194,7 +195,8 @@ def describe(runtime: Runtime, request: DescribeRequest) -> DescribeResponse:
                                "describe one of them by id")
         node = store.get_nodes(ids)[0]
     member_ids = traverse.members(store, node.id)
-    return DescribeResponse(node=node_ref(node), attributes=attributes(node) | _settings_from(store, node),
+    return DescribeResponse(node=node_ref(node), attributes=attributes(node) | _settings_from(store, node)
+                            | _env_from(index, store, node),
                             edge_summary=traverse.edge_summary(store, node.id, member_ids), members=len(member_ids),
                             source=source_text(index, node) if request.include_source else None,
                             index_status=status)
@@ -209,6 +211,25 @@ def _settings_from(store: Store, node: Node) -> dict[str, Any]:
     found = store.get_nodes([service_id(p["microservice"])])
     lines = (found[0].props.get("_settings_fields") or {}).get(p.get("fqn")) if found else None
     return {"settings_from": lines} if lines else {}
+
+
+def _env_from(index: CodeIndex, store: Store, node: Node) -> dict[str, Any]:
+    """A symbol whose code reads environment variables by name (`env_reads`): where the project sets each one
+    (its service's deployment and configuration lines, the project root's ``.env``; `config_view.lines_setting`),
+    or that nothing in the project does (set at run time)."""
+    p = node.props
+    source = source_text(index, node) if node.kind == "symbol" and p.get("microservice") else None
+    variables = env_reads.variables_read(source.text) if source is not None else []
+    if not variables:
+        return {}
+    found = store.get_nodes([service_id(p["microservice"])])
+    sources = (found[0].props.get("_env_sources") or {}) if found else {}
+    out = {}
+    for name in variables:
+        lines = lines_setting([name], sources.get("values") or [], sources.get("root_env") or {})
+        out[name] = lines[:MAX_CLIENT_LINES] or [f"{name}: set by none of the project's deployment or "
+                                                 "configuration files (set at run time)"]
+    return {"env_from": out}
 
 
 def source_text(index: CodeIndex, node: Node) -> SourceText | None:

@@ -81,6 +81,22 @@ def _server(values: Values, url: str, names: ServiceNames) -> str | None:
 MAX_CLIENT_LINES = 20
 
 
+def deployment_values(service: str, config: dict[str, list[str]], deployment: Deployment) -> list[str]:
+    """Every configuration and deployment value line of a service, not only the ones its describe's bounded list
+    keeps (what `lines_setting` searches)."""
+    return list(dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])]))
+
+
+def lines_setting(variables: list[str], values: list[str], root_env: dict[str, str]) -> list[str]:
+    """The lines of ``values`` that name one of the environment variables (a whole name; .NET reads ``A__B`` as the
+    configuration key ``A:B``, so an ``appsettings.json`` line naming the whole key ``A:B`` in any case counts), then
+    the project root ``.env``'s line of each."""
+    named = "|".join(re.escape(v) for v in variables)
+    keys = "|".join(re.escape(v.replace("__", ":")) for v in variables if "__" in v)
+    pattern = re.compile(rf"(?<![\w.])(?:{named})(?![\w.])" + (rf"|(?<![\w.:])(?i:{keys})(?![\w.:])" if keys else ""))
+    return [line for line in values if pattern.search(line)] + [root_env[v] for v in variables if v in root_env]
+
+
 def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployment: Deployment) -> None:
     """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
     its service's configuration that name one of them (the deployment file:line that sets it, with the value;
@@ -92,16 +108,8 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
         variables = node.props.get("reads_env") if node.kind == "client" else None
         if not variables:
             continue
-        named = "|".join(re.escape(v) for v in variables)
-        # .NET reads ``A__B`` as the configuration key ``A:B``: an ``appsettings.json`` line names it so (the whole
-        # key: not a key below it; in any case, as .NET's configuration keys are)
-        keys = "|".join(re.escape(v.replace("__", ":")) for v in variables if "__" in v)
-        named = re.compile(rf"(?<![\w.])(?:{named})(?![\w.])" + (rf"|(?<![\w.:])(?i:{keys})(?![\w.:])" if keys else ""))
         service = node.props.get("microservice") or ""
-        # every deployment value, not only the ones the describe's bounded list kept
-        every = dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])])
-        lines = [line for line in every if named.search(line)]
-        lines += [deployment.root_env_notes[v] for v in variables if v in deployment.root_env_notes]
+        lines = lines_setting(variables, deployment_values(service, config, deployment), deployment.root_env_notes)
         defaults = node.props.pop("env_defaults", None) or {}   # one a listed settings line gives is shown there
         lines += [f"{name} where nothing sets it: {value} (the code's default)" for name, value in defaults.items()
                   if not any(value in line for line in lines)]

@@ -7,7 +7,10 @@ with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``
 ``environment`` entry written as a bare name given its value there, as Compose does), Kubernetes manifests (Deployment,
 StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and Pod containers with their ``env`` values, ``valueFrom``
 ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps: two of one name in different files, as
-alternative deployments of one system have, give each key every value they hold), Helm charts (each
+alternative deployments of one system have, give each key every value they hold; Secrets: a ``secretKeyRef`` or
+``envFrom`` ``secretRef`` is shown with each place the Secret's key is written, its ``data``/``stringData`` line with
+the Helm value, ``--set`` and shell assignment behind it, or the CSI ``SecretProviderClass`` object it is synced from;
+a literal one is the variable's value), Helm charts (each
 template rendered with each set of values the chart is installed with, `services.helm`; the units one document
 gives in each set share one environment, `_one_environment`), Skaffold artifacts (image -> build folder: the
 ``context``, or the module a Jib artifact's ``jib.project`` names in it) and ``.env`` files (``KEY=VALUE``).
@@ -39,6 +42,7 @@ variable nothing in the repository sets is "set at run time", never a guessed va
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -82,6 +86,9 @@ class Unit:
     #: each value it is given, where: "docker-compose service proxy environment GRPC_PRODUCT_HOST=product
     #: (docker-compose.yaml:40)" (its environment, env_file entries and labels as written)
     value_notes: list[str] = field(default_factory=list)
+    #: the value notes that read a Secret's key (note index, Secret, key; key None: ``envFrom`` every key): the
+    #: Secret's own lines for that key are added to the note (`Reader.secrets`)
+    secret_refs: list[tuple[int, str, str | None]] = field(default_factory=list)
 
 
 @dataclass
@@ -200,6 +207,13 @@ class Reader:
         self.config_maps: dict[str, dict[str, list[str]]] = {}
         #: ConfigMap name -> the files that declare it (where an ``envFrom`` value is written)
         self.config_map_files: dict[str, list[str]] = {}
+        #: Secret name -> key -> where its value is written (a ``data``/``stringData`` line, with the Helm values it
+        #: reads; a CSI ``SecretProviderClass`` that syncs it from a secret store), one line per place
+        self.secrets: dict[str, dict[str, list[str]]] = {}
+        #: Secret name -> key -> its values written as literals (``stringData``, decoded ``data``)
+        self.secret_values: dict[str, dict[str, list[str]]] = {}
+        #: Secret name -> the files that write it (a SecretProviderClass that syncs it included)
+        self.secret_files: dict[str, list[str]] = {}
         self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
         self.artifact_dockerfiles: dict[str, str] = {}   # image -> the Dockerfile its artifact names
@@ -391,6 +405,10 @@ class Reader:
                     value = _scalar(raw)
                     if value is not None and value not in table.setdefault(str(key), []):
                         table[str(key)].append(value)
+        elif kind == "Secret":
+            self._secret(doc, rel, lines)
+        elif kind == "SecretProviderClass":
+            self._secret_provider(doc, rel, lines)
         elif str(doc.get("apiVersion", "")).startswith("skaffold/"):
             build = doc.get("build") or {}
             base = PurePosixPath(rel).parent
@@ -408,6 +426,55 @@ class Reader:
                     if isinstance(project, str) and project.strip() and ":" not in project:
                         folder = _folder(PurePosixPath(folder), project)   # a Jib module of a multi-module build
                     self.artifacts[_image_name(artifact["image"])] = folder
+
+    def _secret(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
+        """A Secret's keys: each one's value as written (``data`` decoded where it is base64 text) and where, with the
+        Helm values its template line reads (the ``--set`` and the shell assignment that fill them)."""
+        meta = doc.get("metadata") or {}
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+            return
+        self._read_docs += 1
+        name = self._config_map(meta["name"])
+        self.secrets.setdefault(name, {})   # written, whether or not these values give it a key
+        files = self.secret_files.setdefault(name, [])
+        files += [rel] if rel not in files else []
+        for section in ("data", "stringData"):
+            data = doc.get(section)
+            for key, raw in (data.items() if isinstance(data, dict) else []):
+                value = _scalar(raw)
+                if value is None:
+                    continue
+                literal = value if section == "stringData" else _base64_text(value)
+                shown = value if literal is None or literal == value else f"{value} (= {literal})"
+                line = lines.get(f"{section}.{key}")
+                self.secrets.setdefault(name, {}).setdefault(str(key), []).append(
+                    f"Secret {meta['name']} {section} {key}={shown} {_at(rel, line)}" + self._values_note(line))
+                if literal is not None and "{?}" not in literal:
+                    known = self.secret_values.setdefault(name, {}).setdefault(str(key), [])
+                    known += [literal] if literal not in known else []
+
+    def _secret_provider(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
+        """A CSI ``SecretProviderClass``'s ``secretObjects``: each Secret key it syncs from an object of the secret
+        store (Azure Key Vault, AWS Secrets Manager, Vault ...), named as the store names it."""
+        meta, spec = doc.get("metadata") or {}, doc.get("spec") or {}
+        if not isinstance(meta, dict) or not isinstance(spec, dict):
+            return
+        self._read_docs += 1
+        provider = spec.get("provider") or "?"
+        for number, synced in enumerate(spec.get("secretObjects") or []):
+            if not isinstance(synced, dict) or not isinstance(synced.get("secretName"), str):
+                continue
+            files = self.secret_files.setdefault(self._config_map(synced["secretName"]), [])
+            files += [rel] if rel not in files else []
+            for index, item in enumerate(synced.get("data") or []):
+                if not isinstance(item, dict) or item.get("key") is None or item.get("objectName") is None:
+                    continue
+                line = lines.get(f"spec.secretObjects[{number}].data[{index}]")
+                self.secrets.setdefault(self._config_map(synced["secretName"]), {}).setdefault(
+                    str(item["key"]), []).append(
+                    f"Secret {synced['secretName']} key {item['key']} synced by the SecretProviderClass "
+                    f"{meta.get('name')} from the {provider} secret store's object {item['objectName']} "
+                    f"{_at(rel, line)}")
 
     def _compose(self, services: dict, rel: str, lines: dict[str, int]) -> None:
         base = PurePosixPath(rel).parent
@@ -531,12 +598,26 @@ class Reader:
                     value = f"\x00configmap:{self._config_map(str(ref['name']))}:{ref['key']}"
                     unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']} from "
                                             f"ConfigMap {ref['name']} key {ref['key']} {at}")
+                secret = ((item.get("valueFrom") or {}).get("secretKeyRef") or {}) if isinstance(
+                    item.get("valueFrom"), dict) else {}
+                if value is None and isinstance(secret, dict) and secret.get("name") and secret.get("key"):
+                    value = f"\x00secret:{self._config_map(str(secret['name']))}:{secret['key']}"
+                    unit.secret_refs.append((len(unit.value_notes), self._config_map(str(secret["name"])),
+                                             str(secret["key"])))
+                    unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']} from "
+                                            f"Secret {secret['name']} key {secret['key']} {at}")
                 if value is not None:
                     unit.env.setdefault(item["name"], []).append(value)
-            for source in container.get("envFrom") or []:
+            for index, source in enumerate(container.get("envFrom") or []):
                 ref = source.get("configMapRef") if isinstance(source, dict) else None
                 if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                     unit.env_from.append(self._config_map(ref["name"]))
+                ref = source.get("secretRef") if isinstance(source, dict) else None
+                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                    at = _at(rel, lines.get(f"{prefix}.containers[{number}].envFrom[{index}]") if prefix else None)
+                    unit.secret_refs.append((len(unit.value_notes), self._config_map(ref["name"]), None))
+                    unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} envFrom Secret {ref['name']} "
+                                            f"{at}")
             for index, port in enumerate(container.get("ports") or []):
                 at = _at(rel, lines.get(f"{prefix}.containers[{number}].ports[{index}]") if prefix else None)
                 if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
@@ -743,11 +824,43 @@ def _dockerfile_folder(context: str, dockerfile: str) -> str:
     return folder if folder and (context == "." or folder.startswith(context + "/")) else context
 
 
-def _k8s_env_values(value: str, config_maps: dict[str, dict[str, list[str]]]) -> list[str]:
-    if value.startswith("\x00configmap:"):
-        _, name, key = value.split(":", 2)
-        return config_maps.get(name, {}).get(key, [])
+def _k8s_env_values(value: str, config_maps: dict[str, dict[str, list[str]]],
+                    secrets: dict[str, dict[str, list[str]]]) -> list[str]:
+    """A workload's env value: its ConfigMap's or Secret's key's values (a Secret's literal ones only), else itself."""
+    for marker, table in (("\x00configmap:", config_maps), ("\x00secret:", secrets)):
+        if value.startswith(marker):
+            name, _, key = value[len(marker):].rpartition(":")
+            return table.get(name, {}).get(key, [])
     return [value]
+
+
+def _base64_text(value: str) -> str | None:
+    """A Secret's ``data`` value decoded to text, or None where it is no base64 of UTF-8 text (a template's
+    ``{?}``)."""
+    try:
+        return base64.b64decode(value, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _with_secrets(unit: Unit, secrets: dict[str, dict[str, list[str]]], files: dict[str, list[str]]) -> list[str]:
+    """The unit's value notes, each that reads a Secret followed by where the Secret's key is written (every place:
+    each is one of its values); an ``envFrom`` Secret gives one note per key. A Secret no file writes is made at
+    deploy time; one written without that key (an ``if`` its values leave out) says so."""
+    notes = list(unit.value_notes)
+    for index, name, key in reversed(unit.secret_refs):
+        keys = secrets.get(name, {})
+        found = keys.get(key, []) if key is not None else [line for lines in keys.values() for line in lines]
+        if name not in secrets and name not in files:
+            notes[index] += "; no Secret of that name is written in the project (made at deploy time)"
+        elif not found:
+            notes[index] += (f"; the Secret written in {', '.join(files.get(name, []))} gives "
+                             + (f"no key {key}" if key is not None else "no key") + " with the values it is rendered with")
+        elif key is not None:
+            notes[index] += "; " + "; ".join(dict.fromkeys(found))
+        else:
+            notes[index + 1:index + 1] = [f"{notes[index].rsplit(' (', 1)[0]}: {line}" for line in dict.fromkeys(found)]
+    return notes
 
 
 def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
@@ -825,11 +938,11 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         notes += [note for note in unit.port_notes if note not in notes]
         out.published.setdefault(service, set()).update(unit.published)
         values = out.value_notes.setdefault(service, [])
-        values += [note for note in unit.value_notes if note not in values]
+        values += [note for note in _with_secrets(unit, reader.secrets, reader.secret_files) if note not in values]
         env = out.env.setdefault(service, {})
         for name, values in unit.env.items():
             for value in values:
-                for settled in _k8s_env_values(value, reader.config_maps):
+                for settled in _k8s_env_values(value, reader.config_maps, reader.secret_values):
                     if settled not in env.setdefault(name, []):
                         env[name].append(settled)
         for config_map in unit.env_from:

@@ -36,6 +36,8 @@ from typing import Any
 
 import yaml
 
+from . import shell_values
+
 
 class _Unknown:
     """A value not known statically (a release name no command writes, a file's content, a shell variable)."""
@@ -94,6 +96,9 @@ class Variant:
     files: list[str] = field(default_factory=list)
     #: each ``--set`` key -> where it is written (``deployment.md:315``)
     set_at: dict[str, str] = field(default_factory=dict)
+    #: each ``--set`` key whose value the shell fills in -> the value as written and where its file assigns each
+    #: variable it reads (`shell_values.origins`): ``("${QUEUE}", " (QUEUE: QUEUE=$(az ...) (deployment.md:292))")``
+    set_shell: dict[str, tuple[str, str]] = field(default_factory=dict)
     layers: list[dict] = field(default_factory=list)
 
     def origin(self, path: str) -> str:
@@ -101,7 +106,8 @@ class Variant:
         values file that holds it."""
         for key, at in self.set_at.items():
             if path == key or path.startswith(key + ".") or key.startswith(path + "."):
-                return f"--set {key} at {at}"
+                written, origins = self.set_shell.get(key, ("", ""))
+                return f"--set {key}{'=' + written if written else ''} at {at}{origins}"
         for name, layer in reversed(list(zip(self.files, self.layers, strict=False))):
             found: Any = layer
             for part in path.split("."):
@@ -893,6 +899,8 @@ class Install:
     namespace: Any
     values_files: list[str]
     sets: list[tuple[str, Any, str, str]]   # key, value as written (a list: ``{a,b}``), its flag, where
+    #: a ``--set`` key whose value the shell fills in -> its value as written, `` (VAR: its assignments in the file)``
+    shell: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 _HELM_COMMAND = re.compile(r"\bhelm\s+(install|upgrade|template)\b")
@@ -909,6 +917,7 @@ _FLAG_WITH_VALUE = {"-f", "--values", "--name", *_SET_FLAGS, "-n", "--namespace"
 def install_commands(text: str, rel: str) -> list[Install]:
     """The Helm install commands of a script, guide or CI file (lines continued with ``\\`` joined)."""
     out: list[Install] = []
+    assigned = shell_values.assignments(text, rel) if _HELM_COMMAND.search(text) else {}
     for found in _HELM_COMMAND.finditer(text):
         rest = re.sub(r"\\[ \t]*\r?\n", " ", text[found.end():])
         command = re.split(r"\s(?:&&|\|\||;|\|)\s|[;#]\s|\n", rest, maxsplit=1)[0]
@@ -954,8 +963,10 @@ def install_commands(text: str, rel: str) -> list[Install]:
         for key, value, string in sets:
             at = text.find(key.split("[", 1)[0] + ("" if "[" in key else "="), found.start())
             written.append((key, value, string, f"{rel}:{text.count(chr(10), 0, at) + 1 if at >= 0 else line}"))
+        shell = {key: (value, shell_values.origins(value, assigned))
+                 for key, value, _ in sets if isinstance(value, str) and _SHELL_DYNAMIC.search(value)}
         out.append(Install(f"{rel}:{line}", PurePosixPath(rel).parent.as_posix(), release, chart, ns, files,
-                           written))
+                           written, shell))
     return out
 
 
@@ -1064,6 +1075,8 @@ def _variants(root: Path, chart: Chart, installs: list[Install]) -> list[Variant
         for key, value, flag, at in sorted(install.sets, key=lambda one: _SET_FLAGS.index(one[2])):
             _set_value(variant.values, key, value, flag)
             variant.set_at[key.replace("\\", "")] = at
+            if key in install.shell:
+                variant.set_shell[key.replace("\\", "")] = install.shell[key]
         variant.label = " + ".join(variant.files) + (" + --set" if install.sets else "") + (
             f" (helm command at {install.where})")
         out.append(variant)
