@@ -87,7 +87,8 @@ class Agent:
     # -- the moves every plan is made of ----------------------------------------------------------------
 
     def one(self, identifier: str, service: str | None = None, kind: str | None = None) -> str | None:
-        """resolve; of several candidates the first in ``service``; nothing found: search (one more call)."""
+        """resolve; of several candidates the first in ``service``; nothing found: search (one more call), its
+        first hit in ``service``."""
         found = self("resolve", identifier=identifier, hint_kind=kind)
         if found.status == "one":
             return found.node.id
@@ -97,6 +98,9 @@ class Agent:
         query = {"query": identifier, "kind": kind if kind in (None, "route", "client", "microservice") else "symbol"}
         if service and query["kind"]:
             query["filter"] = {"microservice": service}
+        elif service:   # search takes no filter without a kind: the first hit in ``service``, as of resolve's many
+            hits = self("search", **query, limit=10).results
+            return next((h.node.id for h in hits if _same(h.node.microservice, service)), None)
         hits = self("search", **query, limit=1).results
         return hits[0].node.id if hits else None
 
