@@ -125,7 +125,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: record a returned object's ``method`` (typescript-fetch ``xRequestOpts``; format 33 did not).
 #: 35: a URL whose port is not a number (``http://catalog:80health``) names no service: format 34 read host catalog
 #: and path ``/`` and drew a ``no_route`` link.
-FORMAT = 35
+#: 36: Locust's ``--host`` read in the shell script an image's ``ENTRYPOINT``/``CMD`` runs, and a path an nginx
+#: ``location`` answers itself (files, no ``proxy_pass``) is never ``no_route`` (format 35 left such load generators
+#: unresolved and could claim ``no_route`` at ``/``); Java and Kotlin annotations record their line, and a declarative
+#: client method's line is its mapping annotation's (format 35 gave the method's first line, an ``@Override`` above).
+FORMAT = 36
 
 
 def _context(values: list) -> FileContext:
@@ -143,7 +147,7 @@ def encode_facts(facts: FileFacts) -> list:
     """One file's facts as plain JSON lists (field order of the dataclasses)."""
     symbols = [
         [s.key, s.name, s.kind, s.parent, s.line_start, s.line_end, s.signature, list(s.modifiers),
-         [[a.name, [list(p) for p in a.args]] for a in s.annotations], s.docstring, s.type,
+         [[a.name, [list(p) for p in a.args], a.line] for a in s.annotations], s.docstring, s.type,
          [list(p) for p in s.params], [list(p) for p in s.supers], list(s.type_params), s.generated, s.extra]
         for s in facts.symbols
     ]
@@ -163,7 +167,8 @@ def decode_facts(data: list) -> FileFacts:
         path=path, language=language, content_hash=content_hash, loc=loc, package=package,
         symbols=[
             SymbolFact(key, name, kind, parent, line_start, line_end, signature, tuple(modifiers),
-                       tuple(AnnotationFact(a_name, _pairs(a_args)) for a_name, a_args in annotations), docstring,
+                       tuple(AnnotationFact(a_name, _pairs(a_args), a_line) for a_name, a_args, a_line in annotations),
+                       docstring,
                        type_, _pairs(params), _pairs(supers), tuple(type_params), generated, s_extra)
             for (key, name, kind, parent, line_start, line_end, signature, modifiers, annotations, docstring, type_,
                  params, supers, type_params, generated, s_extra) in symbols
