@@ -157,11 +157,16 @@ def from_client(a: Agent, service: str, method: str, path: str, end: str, e_serv
 
 
 def calls_from(a: Agent, service: str) -> dict:
-    return {"pairs": [(s, t) for s, t, m in a.links(service) if s.lower() == service.lower() and m == "cross_service"]}
+    """The focus's outgoing arrows; the focus as the map names it (a folder name given is the service's name there)."""
+    drawn = a("service_map", microservice=service)
+    named = (drawn.microservice or service).lower()
+    return {"pairs": [(x.source, x.target) for x in drawn.links if x.source.lower() == named and x.match == "cross_service"]}
 
 
 def calls_to(a: Agent, service: str) -> dict:
-    return {"pairs": [(s, t) for s, t, m in a.links(service) if t.lower() == service.lower() and m == "cross_service"]}
+    drawn = a("service_map", microservice=service)
+    named = (drawn.microservice or service).lower()
+    return {"pairs": [(x.source, x.target) for x in drawn.links if x.target.lower() == named and x.match == "cross_service"]}
 
 
 def no_link(a: Agent, source: str, targets: tuple[str, ...]) -> dict:
@@ -192,8 +197,11 @@ def config_of_clients(a: Agent, service: str, **filter_) -> dict:
 
 
 def leaves(a: Agent) -> dict:
-    links = a("service_map").links
-    callers = {link.source for link in links if link.match == "cross_service"}
+    """A caller is a service with an arrow to another project service, whatever its match (SKILL.md: an
+    ``ambiguous`` or ``no_route`` arrow, and an ``unresolved`` one drawn to a project service, name the service
+    called; only which route is in doubt)."""
+    drawn = a("service_map")
+    callers = {link.source for link in drawn.links if link.target in drawn.services and link.target != link.source}
     services = a("find", kind="microservice", filter={"deployable": True}, limit=100).results
     return {"services": sorted(s.name for s in services if s.name not in callers)}
 
