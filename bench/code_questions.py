@@ -161,11 +161,16 @@ def from_client(a: Agent, service: str, method: str, path: str, end: str, e_serv
 
 
 def calls_from(a: Agent, service: str) -> dict:
-    return {"pairs": [(s, t) for s, t, m in a.links(service) if s.lower() == service.lower() and m == "cross_service"]}
+    """The focus's outgoing arrows; the focus as the map names it (a folder name given is the service's name there)."""
+    drawn = a("service_map", microservice=service)
+    named = (drawn.microservice or service).lower()
+    return {"pairs": [(x.source, x.target) for x in drawn.links if x.source.lower() == named and x.match == "cross_service"]}
 
 
 def calls_to(a: Agent, service: str) -> dict:
-    return {"pairs": [(s, t) for s, t, m in a.links(service) if t.lower() == service.lower() and m == "cross_service"]}
+    drawn = a("service_map", microservice=service)
+    named = (drawn.microservice or service).lower()
+    return {"pairs": [(x.source, x.target) for x in drawn.links if x.target.lower() == named and x.match == "cross_service"]}
 
 
 def no_link(a: Agent, source: str, targets: tuple[str, ...]) -> dict:
@@ -196,8 +201,11 @@ def config_of_clients(a: Agent, service: str, **filter_) -> dict:
 
 
 def leaves(a: Agent) -> dict:
-    links = a("service_map").links
-    callers = {link.source for link in links if link.match == "cross_service"}
+    """A caller is a service with an arrow to another project service, whatever its match (SKILL.md: an
+    ``ambiguous`` or ``no_route`` arrow, and an ``unresolved`` one drawn to a project service, name the service
+    called; only which route is in doubt)."""
+    drawn = a("service_map")
+    callers = {link.source for link in drawn.links if link.target in drawn.services and link.target != link.source}
     services = a("find", kind="microservice", filter={"deployable": True}, limit=100).results
     return {"services": sorted(s.name for s in services if s.name not in callers)}
 
@@ -357,9 +365,10 @@ def producer_owner(a: Agent, service: str) -> str | None:
     return owners[0].node.id if owners else None
 
 
-def served_endpoints(a: Agent, service: str) -> list[str]:
-    """``service``'s HTTP and gRPC routes (one find; message listeners, labelled by their broker, left out)."""
-    verbs = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "grpc"}
+def served_endpoints(a: Agent, service: str, grpc: bool = True) -> list[str]:
+    """``service``'s HTTP and gRPC routes (one find; message listeners, labelled by their broker, left out); a question
+    that asks for HTTP endpoints alone (``grpc=False``) reads its HTTP routes."""
+    verbs = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY"} | ({"grpc"} if grpc else set())
     return [r for r in a.routes(service) if r.split(" ", 1)[0] in verbs]
 
 
@@ -877,10 +886,10 @@ PLANS = {
     "es-19": lambda a: pairs_by_kind(a, "Ordering.API", ("async",), "to"),
     "es-20": lambda a: pairs_by_kind(a, "Ordering.API", ("async",), "from"),
     "es-21": lambda a: between(a, "WebhookClient", "Webhooks.API"),
-    "es-22": lambda a: {"routes": served_endpoints(a, "Ordering.API")},
+    "es-22": lambda a: {"routes": served_endpoints(a, "Ordering.API", grpc=False)},
     "es-23": lambda a: {"routes": served_endpoints(a, "Basket.API")},
     "es-24": lambda a: {"routes": served_endpoints(a, "Webhooks.API")},
-    "es-25": lambda a: {"routes": served_endpoints(a, "Catalog.API")},
+    "es-25": lambda a: {"routes": served_endpoints(a, "Catalog.API", grpc=False)},
     "es-26": lambda a: {"routes": served_endpoints(a, "WebhookClient")},
     "es-27": lambda a: config_of_clients(a, "WebApp", target_path_prefix="/api/catalog"),
     "es-28": lambda a: config_of_clients(a, "WebApp", client_kind="grpc"),
@@ -923,7 +932,7 @@ PLANS = {
     "mn-14": lambda a: services_reached_by_event(a, "terminat"),
     "mn-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
                                   if x.match == "cross_service" and x.kind == "http"]},
-    "mn-16": lambda a: {"routes": served_endpoints(a, "policy-service")},
+    "mn-16": lambda a: {"routes": served_endpoints(a, "policy-service", grpc=False)},
     "mn-17": lambda a: {"routes": served_endpoints(a, "agent-portal-gateway")},
     "mn-18": lambda a: {"routes": served_endpoints(a, "auth-service")},
     "mn-19": lambda a: {**config_of_clients(a, "policy-service", target_service="pricing-service"),
@@ -965,7 +974,7 @@ PLANS = {
     "ac-18": leaves,
     "ac-19": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
                                   if x.kind == "async" and x.match == "cross_service"]},
-    "ac-20": lambda a: {"routes": served_endpoints(a, "Ordering.API")},
+    "ac-20": lambda a: {"routes": served_endpoints(a, "Ordering.API", grpc=False)},
     "ac-21": lambda a: {"routes": served_endpoints(a, "Discount.Grpc")},
     "ac-22": lambda a: {"routes": served_endpoints(a, "YarpApiGateway")},
     "ac-23": lambda a: config_of_clients(a, "Basket.API", client_kind="grpc"),
@@ -1005,7 +1014,7 @@ PLANS = {
     "qh-17": lambda a: {"services": sorted({t for _, t in pairs_by_kind(a, "rest-fights", ("http", "grpc"), "from")["pairs"]})},
     "qh-18": lambda a: {"services": sorted({s for s, _ in calls_to(a, "rest-villains")["pairs"]})},
     "qh-19": leaves,
-    "qh-20": lambda a: {"routes": served_endpoints(a, "rest-villains")},
+    "qh-20": lambda a: {"routes": served_endpoints(a, "rest-villains", grpc=False)},
     "qh-21": lambda a: {"routes": served_endpoints(a, "grpc-locations")},
     "qh-22": lambda a: {"routes": served_endpoints(a, "rest-fights")},
     "qh-23": lambda a: {**config_of_clients(a, "rest-fights", target_service="rest-heroes"),
@@ -1049,7 +1058,7 @@ PLANS = {
     "ts-16": lambda a: {"services": sorted({t for _, t in calls_from(a, "webui")["pairs"]})},
     "ts-17": lambda a: no_link(a, "auth", ("recommender", "image")),
     "ts-18": lambda a: {"routes": served_endpoints(a, "auth")},
-    "ts-19": lambda a: {"routes": served_endpoints(a, "recommender")},
+    "ts-19": lambda a: {"routes": served_endpoints(a, "recommender", grpc=False)},
     "ts-20": lambda a: {"routes": [r for r in served_endpoints(a, "persistence") if "/products" in r]},
     "ts-21": lambda a: config_of_clients_to(a, "registry", "registry URL address"),
     "ts-22": lambda a: {**config_of_clients(a, "webui", target_service="auth"),
@@ -1093,9 +1102,9 @@ PLANS = {
     "ft-16": lambda a: calls_from(a, "ftgo-api-gateway"),
     "ft-17": lambda a: calls_to(a, "ftgo-delivery-service"),
     "ft-18": leaves,
-    "ft-19": lambda a: {"routes": served_endpoints(a, "ftgo-order-service")},
+    "ft-19": lambda a: {"routes": served_endpoints(a, "ftgo-order-service", grpc=False)},
     "ft-20": lambda a: {"routes": a.routes("ftgo-api-gateway")},
-    "ft-21": lambda a: {"routes": served_endpoints(a, "ftgo-delivery-service")},
+    "ft-21": lambda a: {"routes": served_endpoints(a, "ftgo-delivery-service", grpc=False)},
     "ft-22": lambda a: {**config_of_clients(a, "ftgo-api-gateway", target_service="ftgo-order-service"),
                         **describe_named(a, "ftgo-api-gateway", "microservice")},
     "ft-23": lambda a: config_of_clients(a, "ftgo-api-gateway-graphql", target_service="ftgo-restaurant-service"),
@@ -1191,10 +1200,10 @@ PLANS = {
         "microservice": "ingestion"}, limit=20).results for r in a("impact", id=p.id, direction="out", depth=1,
                                                                     limit=100).results
         if r.node.microservice and r.node.microservice != "ingestion"})},
-    "fb-20": lambda a: {"routes": served_endpoints(a, "delivery")},
+    "fb-20": lambda a: {"routes": served_endpoints(a, "delivery", grpc=False)},
     "fb-21": lambda a: {"routes": served_endpoints(a, "fabrikam-drone-delivery-package-service")},
     "fb-22": lambda a: {"routes": served_endpoints(a, "ingestion")},
-    "fb-23": lambda a: {"routes": served_endpoints(a, "dronescheduler")},
+    "fb-23": lambda a: {"routes": served_endpoints(a, "dronescheduler", grpc=False)},
     "fb-24": lambda a: ([a("describe", id=c.id) for c in a("find", kind="client", filter={"microservice": "workflow"},
                                                               limit=10).results if "package" in c.label.lower()],
                         describe_named(a, "workflow", "microservice"))[1],
@@ -1209,7 +1218,7 @@ PLANS = {
     "fb-31": lambda a: {"found": [n.id for kind in ("producer", "route") for n in a("find", kind=kind, limit=500).results
                                   if "eventhub" in n.label.lower().replace(" ", "")]},
     "fb-32": lambda a: client_callers_of_route(a, "DELETE /api/DroneDeliveries/{id}", "dronescheduler"),
-    "fb-33": lambda a: {"found": served_endpoints(a, "workflow")},
+    "fb-33": lambda a: {"found": served_endpoints(a, "workflow", grpc=False)},
     "fb-34": lambda a: (lambda start: {"found": [] if start is None else [
         r.node.id for r in a("impact", id=start, direction="out", depth=12, limit=500).results
         if r.node.kind == "route" and r.node.microservice == "delivery"]})(
@@ -1241,7 +1250,7 @@ PLANS = {
     "rt-14": leaves,
     "rt-15": lambda a: calls_from(a, "checkout-nest"),
     "rt-16": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
-    "rt-17": lambda a: {"routes": served_endpoints(a, "carts")},
+    "rt-17": lambda a: {"routes": served_endpoints(a, "carts", grpc=False)},
     "rt-18": lambda a: {"routes": served_endpoints(a, "checkout-nest")},
     "rt-19": lambda a: {"routes": served_endpoints(a, "catalog")},
     "rt-20": lambda a: config_of_clients(a, "checkout-nest"),

@@ -345,3 +345,58 @@ def test_a_client_id_the_settings_give_an_address_calls_that_address(tmp_path: P
     # micronaut.http.services.<id>.urls, not discovery by the id, decides where the client calls
     assert (client["target_service"], client["match"], client["base_url"]) == ("billing", "no_route",
                                                                                "http://billing:8080")
+
+
+OVERRIDING_CLIENTS = {
+    "shop/src/main/java/com/acme/shop/OrdersClient.java": '''package com.acme.shop;
+
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.client.annotation.Client;
+import com.acme.orders.api.OrderOperations;
+
+@Client(id = "orders-service", path = "/orders")
+interface OrdersClient extends OrderOperations {
+
+    @Override
+    @Post("/bulk")
+    String create(String body);
+}
+''',
+    "shop/src/main/java/com/acme/shop/FeignOrders.java": '''package com.acme.shop;
+
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.GetMapping;
+
+@FeignClient(name = "orders-service")
+interface FeignOrders {
+    @Override
+    @Deprecated
+    @GetMapping("/orders/{id}")
+    String get(String id);
+}
+''',
+    "shop/src/main/java/com/acme/shop/ExchangeOrders.java": '''package com.acme.shop;
+
+import org.springframework.web.service.annotation.GetExchange;
+import org.springframework.web.service.annotation.HttpExchange;
+
+@HttpExchange("http://orders-service")
+interface ExchangeOrders {
+    @Override
+    @GetExchange("/orders/{id}")
+    String get(String id);
+}
+''',
+}
+
+
+def test_a_declarative_client_method_is_at_its_mapping_line_not_an_annotation_above(tmp_path: Path):
+    root = write_tree(tmp_path, {**_orders_billing_and_shop(), **OVERRIDING_CLIENTS})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    lines = {(n.props["file"].rsplit("/", 1)[-1], n.props["label"]): n.props["line"] for n in nodes.values()
+             if n.kind == "client"}
+    assert lines == {("OrdersClient.java", "POST orders-service /orders/bulk"): 11,
+                     ("OrdersClient.java", "GET orders-service /orders/{id}"): 7,   # inherited: at the interface
+                     ("OrdersClient.java", "GET orders-service /orders/count"): 7,
+                     ("FeignOrders.java", "GET orders-service /orders/{id}"): 10,
+                     ("ExchangeOrders.java", "GET orders-service /orders/{id}"): 9}

@@ -94,7 +94,9 @@ def test_a_service_named_in_another_case_is_that_service(system):
     that goes by it; the listing and the map are those of the name as written."""
     exact = labels(system, "route", {"microservice": "orders-service"})
     assert exact and labels(system, "route", {"microservice": "Orders-SERVICE"}) == exact
-    assert call(system, "service_map", microservice="INVENTORY").services == ["inventory", "storefront"]
+    focused = call(system, "service_map", microservice="INVENTORY")
+    assert focused.services == ["inventory", "storefront"]
+    assert focused.microservice == "inventory"   # the focus as the map names it, so its arrows can be read by name
     assert labels(system, "route", {"microservice": "ORDERS"}) == exact  # an alias (its folder), in another case
 
 

@@ -131,10 +131,12 @@ class FileContext:
 @dataclass(slots=True)
 class AnnotationFact:
     """An annotation or decorator as written: ``name`` without ``@`` or arguments (``RequestMapping``,
-    ``app.route``), ``args`` the raw source of each argument (positional ones under ``""``)."""
+    ``app.route``), ``args`` the raw source of each argument (positional ones under ``""``); ``line`` where it is
+    written (0: not recorded; a method's own first line may be another annotation's, ``@Override``)."""
 
     name: str
     args: tuple[tuple[str, str], ...] = ()
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(slots=True)

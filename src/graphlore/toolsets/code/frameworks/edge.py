@@ -27,9 +27,10 @@ def edge_items(settings: dict[str, Values]) -> list[Item]:
         service = values.edge_service
         if service is None:
             continue
-        found = [*nginx.read_routes(values), *proxies.read_routes(values), *_embedded(values)]
-        for path, (line, method, pattern, forward, problem, flavor, written) in found:
-            out.append(Item(kind="route", owner=module_id(module), owner_fqn=module, microservice=service,
+        found = [("route", f) for f in (*nginx.read_routes(values), *proxies.read_routes(values), *_embedded(values))]
+        found += [("served", f) for f in nginx.read_served(values)]
+        for kind, (path, (line, method, pattern, forward, problem, flavor, written)) in found:
+            out.append(Item(kind=kind, owner=module_id(module), owner_fqn=module, microservice=service,
                             module=module, file=path, line=line, flavor=flavor, http_method=method,
                             path=literal(normalise_path(pattern)), written=written, forward=forward,
                             source_layer="config", problems=[problem] if problem else []))

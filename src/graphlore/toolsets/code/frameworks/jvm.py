@@ -174,6 +174,13 @@ class Mapped:
     def class_key(self) -> str:
         return self.bound.facts.symbols[self.member].parent or ""
 
+    def own_line(self, bound: Bound) -> int | None:
+        """The mapping annotation's line where ``bound``'s own method writes it (the method's first line may be another
+        annotation's: ``@Override``), else None (the item takes its owner's first line)."""
+        if self.owner is None or self.owner != self.member or self.bound is not bound or self.annotation is None:
+            return None
+        return self.annotation.line or None
+
 
 def inherited_mappings(types: Types, bound: Bound, index: int,
                        own: Callable[[Bound, int], list[tuple[str, AnnotationFact | None]]],

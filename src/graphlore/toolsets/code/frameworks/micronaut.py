@@ -139,7 +139,8 @@ def _declared_client(jf: JavaFile, types: Types, index: int, client: AnnotationF
         for written, path in _paths(jf, mapped, values):
             owner = mapped.owner if mapped.owner is not None else index
             found = item(jf.bound, owner, "client", "micronaut_client",
-                         None if mapped.owner is not None else sym.line_start, http_method=mapped.verb,
+                         mapped.own_line(jf.bound) if mapped.owner is not None else sym.line_start,
+                         http_method=mapped.verb,
                          path=join_paths([base, path]),
                          written=" + ".join(w for w in (named_expr, base_expr, written) if w))
             if named is None or not named.text and named.known:

@@ -26,6 +26,10 @@ settled with the environment the project's deployment files give the service; el
 nginx variable, known at run time only, unless the location ``set``s it to a literal (``set $search_host
 "search"; proxy_pass http://$search_host;``, the usual way to have nginx resolve a Docker host per request).
 
+**Served, not routed.** A location without ``proxy_pass`` (files from its ``root``, a ``return``, a
+``fastcgi_pass``; regex ones left out) is no route, but nginx answers it: it is a ``served`` item, which only keeps a
+client calling that path from being told the service has no route there (`services.links`).
+
 The route belongs to the module's first source file (nginx configuration is no source the index holds); its
 ``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``. An nginx that is only a
 container (a stock image run with the repository's configuration, `layout.edge`) is a service of its own that
@@ -207,21 +211,35 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
         yield line, ANY, pattern, Forward(target, 0, rewrite, normalise_path(pattern)), None
 
 
+def served_locations(path: str, text: str) -> Iterator[tuple[int, str]]:
+    """(line, path pattern) of each location of one configuration file that nginx answers without ``proxy_pass``:
+    files from its ``root``/``alias`` (inherited when not written), a ``return``, a ``fastcgi_pass`` ... Such a path
+    is served, though no route models it: a client calling it is never told the service has no route there
+    (`services.links`). A regex location is left out (which paths it takes is not read)."""
+    text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
+    for found in _LOCATION.finditer(text):
+        modifier, where = found.group(1), found.group(2)
+        if modifier in ("~", "~*") or _PROXY.search(_own(brace_block(text, found.end()))):
+            continue
+        yield text.count("\n", 0, found.start()) + 1, where if modifier == "=" else where.rstrip("/") + "/**"
+
+
 #: (line, method, route pattern, forward, problem, framework, the route as written) of one configured route
 ConfigRoute = tuple[int, str, str, Forward | None, str | None, str, str]
 
 
 def config_routes(files: list[Bound], project: Project,
-                  read: Callable[[Values], Iterator[tuple[str, ConfigRoute]]]) -> Reader:
+                  read: Callable[[Values], Iterator[tuple[str, ConfigRoute]]], kind: str = "route") -> Reader:
     """A reader of the routes a module's configuration declares (``read``: (file, route) of a module's settings),
-    each held by the module's first source file with the configuration's ``file`` and ``line``."""
+    each held by the module's first source file with the configuration's ``file`` and ``line`` (``kind``
+    ``served``: paths it serves that no route models, `served_locations`)."""
     first: dict[str, Bound] = {}
     for bound in files:
         first.setdefault(bound.ctx.module, bound)
     planned: dict[str, list[Item]] = {}
     for module, home in first.items():
         for path, (line, method, pattern, forward, problem, flavor, written) in read(project.values(module)):
-            route = item(home, -1, "route", flavor, line, http_method=method, path=literal(normalise_path(pattern)),
+            route = item(home, -1, kind, flavor, line, http_method=method, path=literal(normalise_path(pattern)),
                          written=written, forward=forward, source_layer="config")
             route.file, route.line = path, line
             if problem:
@@ -241,7 +259,7 @@ def merge_variants(routes: list[Item]) -> list[Item]:
     counts: dict[tuple, int] = {}
     out: list[Item] = []
     for route in sorted(routes, key=lambda r: (r.file, r.line)):
-        key = (route.microservice, route.module, route.flavor, route.http_method, route.path.text if route.path else None,
+        key = (route.kind, route.microservice, route.module, route.flavor, route.http_method, route.path.text if route.path else None,
                route.written, repr(route.forward), tuple(route.problems))
         nth = counts.get((*key, route.file), 0)
         counts[(*key, route.file)] = nth + 1
@@ -260,8 +278,16 @@ def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
             yield path, (line, method, pattern, forward, problem, "nginx", f"location {pattern}")
 
 
+def read_served(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
+    for path, text in values.nginx:
+        for line, pattern in served_locations(path, text):
+            yield path, (line, ANY, pattern, None, None, "nginx", f"location {pattern}")
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
-    return config_routes(files, project, read_routes)
+    routes = config_routes(files, project, read_routes)
+    served = config_routes(files, project, read_served, kind="served")
+    return lambda bound: [*routes(bound), *served(bound)]
 
 
 FRAMEWORK = Framework("nginx", registry.NAMES, prepare, reads=None, reads_services=True)

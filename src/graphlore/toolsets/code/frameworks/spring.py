@@ -145,10 +145,10 @@ def _mapping(anns: dict[str, AnnotationFact], table: dict[str, str | None]) -> t
 
 
 def _request_mappings(jf: JavaFile, index: int, anns, members: list[int]
-                      ) -> Iterator[tuple[int, list[str], str, Folded, str, Folded]]:
-    """(member, HTTP methods, class path as written, class path, method path as written, method path) for each
-    pair of the class's ``@RequestMapping`` paths and a mapped method's paths: what a Spring controller
-    serves and what a Feign client calls are declared the same way."""
+                      ) -> Iterator[tuple[int, list[str], str, Folded, str, Folded, int]]:
+    """(member, HTTP methods, class path as written, class path, method path as written, method path, the method's
+    mapping annotation's line or 0) for each pair of the class's ``@RequestMapping`` paths and a mapped method's
+    paths: what a Spring controller serves and what a Feign client calls are declared the same way."""
     sym = jf.facts.symbols[index]
     prefixes = jf.folds(attr(anns.get("RequestMapping"), "value", "path"), sym.key)
     for member in members:
@@ -158,11 +158,11 @@ def _request_mappings(jf: JavaFile, index: int, anns, members: list[int]
         annotation, methods = found
         for written_prefix, prefix in prefixes:
             for written, path in jf.folds(attr(annotation, "value", "path"), sym.key):
-                yield member, methods, written_prefix, prefix, written, path
+                yield member, methods, written_prefix, prefix, written, path, annotation.line
 
 
 def _spring_routes(jf: JavaFile, index: int, anns, members: list[int], context: Folded) -> Iterator[Item]:
-    for member, methods, written_prefix, prefix, written, path in _request_mappings(jf, index, anns, members):
+    for member, methods, written_prefix, prefix, written, path, _ in _request_mappings(jf, index, anns, members):
         for method in methods:
             full = join_paths([context, prefix, path])
             yield _item(jf, member, "route", "spring_web", http_method=method, path=full,
@@ -270,10 +270,10 @@ def _feign(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[Item]
     url = jf.fold(url_expr, sym.key) if url_expr else None
     name = jf.fold(name_expr, sym.key) if name_expr else None
     base = jf.fold(attr(feign, "path"), sym.key)
-    for member, methods, written_prefix, prefix, written, path in _request_mappings(jf, index, anns, members):
+    for member, methods, written_prefix, prefix, written, path, line in _request_mappings(jf, index, anns, members):
         full = join_paths([base, prefix, path])
-        for method in methods:
-            item = _item(jf, member, "client", "feign", http_method=method, path=full,
+        for method in methods:   # at the mapping's line: the method's first may be another annotation's (@Override)
+            item = _item(jf, member, "client", "feign", line or None, http_method=method, path=full,
                          written=" + ".join(w for w in (attr(feign, "path"), written_prefix, written) if w))
             if url is not None and url.text:
                 item.base_url = url.text
@@ -296,7 +296,7 @@ def _exchange(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[It
         annotation, methods = found
         for written, path in jf.folds(attr(annotation, "url", "value"), sym.key):
             for method in methods:
-                item = _item(jf, member, "client", "http_exchange", http_method=method,
+                item = _item(jf, member, "client", "http_exchange", annotation.line or None, http_method=method,
                              written=" + ".join(w for w in (base_expr, written) if w))
                 item.path = path
                 item.base_url = base.text if base_expr else None

@@ -142,7 +142,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 41: a Kubernetes env ``secretKeyRef``/``envFrom secretRef`` is a service's value, with the Secret's key (its Helm
 #: value, the ``--set`` and the shell assignment behind it; a CSI SecretProviderClass's store object): format 40 said
 #: nothing of them.
-FORMAT = 41
+#: 42: Locust's ``--host`` read in the shell script an image's ``ENTRYPOINT``/``CMD`` runs, and a path an nginx
+#: ``location`` answers itself (files, no ``proxy_pass``) is never ``no_route`` (format 41 left such load generators
+#: unresolved and could claim ``no_route`` at ``/``); Java and Kotlin annotations record their line, and a declarative
+#: client method's line is its mapping annotation's (format 41 gave the method's first line, an ``@Override`` above).
+FORMAT = 42
 
 
 def _context(values: list) -> FileContext:
@@ -160,7 +164,7 @@ def encode_facts(facts: FileFacts) -> list:
     """One file's facts as plain JSON lists (field order of the dataclasses)."""
     symbols = [
         [s.key, s.name, s.kind, s.parent, s.line_start, s.line_end, s.signature, list(s.modifiers),
-         [[a.name, [list(p) for p in a.args]] for a in s.annotations], s.docstring, s.type,
+         [[a.name, [list(p) for p in a.args], a.line] for a in s.annotations], s.docstring, s.type,
          [list(p) for p in s.params], [list(p) for p in s.supers], list(s.type_params), s.generated, s.extra]
         for s in facts.symbols
     ]
@@ -180,7 +184,8 @@ def decode_facts(data: list) -> FileFacts:
         path=path, language=language, content_hash=content_hash, loc=loc, package=package,
         symbols=[
             SymbolFact(key, name, kind, parent, line_start, line_end, signature, tuple(modifiers),
-                       tuple(AnnotationFact(a_name, _pairs(a_args)) for a_name, a_args in annotations), docstring,
+                       tuple(AnnotationFact(a_name, _pairs(a_args), a_line) for a_name, a_args, a_line in annotations),
+                       docstring,
                        type_, _pairs(params), _pairs(supers), tuple(type_params), generated, s_extra)
             for (key, name, kind, parent, line_start, line_end, signature, modifiers, annotations, docstring, type_,
                  params, supers, type_params, generated, s_extra) in symbols

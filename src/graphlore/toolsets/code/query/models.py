@@ -383,7 +383,8 @@ class ServiceLink(Response):
 
 class ServiceMapResponse(Response):
     format: str
-    microservice: str | None
+    microservice: str | None = Field(description="The focus microservice as the map names it (a folder or other "
+                                                 "name it goes by, given as the focus, is its name here), or null.")
     services: list[str] = Field(description="The microservices drawn.")
     links: list[ServiceLink]
     diagram: str = Field(description="The picture: Mermaid flowchart text or Graphviz DOT.")

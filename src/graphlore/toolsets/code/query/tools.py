@@ -725,7 +725,7 @@ def service_map(runtime: Runtime, request: ServiceMapRequest) -> ServiceMapRespo
         services, found = maps.focus(services, found, focus, request.depth)
     diagram = maps.mermaid(services, found) if request.format == "mermaid" else maps.dot(services, found)
     return ServiceMapResponse(
-        format=request.format, microservice=request.microservice, services=services,
+        format=request.format, microservice=focus, services=services,
         links=[ServiceLink(source=a.source, target=a.target, kind=a.kind, match=a.match, labels=a.labels)
                for a in found], diagram=diagram, index_status=status)
 

@@ -25,7 +25,8 @@ no service of the project (``image: redis``) are left out.
 **Environment.** Each service gets the variables its units set (several different values across files, e.g.
 a manifest and a Helm chart: each is one of its values); the ``.env`` in its root, then the project root's,
 fill what no unit sets (Compose and ``dotenv`` read them from there). A service whose Dockerfile runs Locust
-with ``--host``/``-H`` (``ENTRYPOINT locust --host="http://${FRONTEND_ADDR}"``) is given that value as
+with ``--host``/``-H`` (``ENTRYPOINT locust --host="http://${FRONTEND_ADDR}"``, or in a shell script of its build
+folder that the ``ENTRYPOINT``/``CMD`` runs: ``CMD ["./entrypoint.sh"]``) is given that value as
 ``LOCUST_HOST`` (Locust's own variable for the same option; its ``${VAR}`` are the service's variables), beside
 any value a unit gives ``LOCUST_HOST``. A Dockerfile's ``ENV NAME=VALUE`` is the service's value of a variable
 no unit, ``.env`` file nor ``k6``/``locust`` flag sets (the image's default, which they override; the last
@@ -970,9 +971,11 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                 env.setdefault(key, [value])
     for module in layout.modules.values():
         if module.dockerfile and module.microservice:
-            dockerfile = _read(root / module.path / "Dockerfile" if module.path != "." else root / "Dockerfile")
-            host = locust_host(dockerfile)
-            given = ([("LOCUST_HOST", host)] if host is not None else []) + k6_env(dockerfile)
+            folder = root / module.path if module.path != "." else root
+            dockerfile = _read(folder / "Dockerfile")
+            scripts = [line for script in run_scripts(dockerfile) for line in _script_lines(_read(folder / script))]
+            host = locust_host(dockerfile, scripts)
+            given = ([("LOCUST_HOST", host)] if host is not None else []) + k6_env(dockerfile, scripts)
             for name, value in given:
                 values = out.env.setdefault(module.microservice, {}).setdefault(name, [])
                 if value not in values:
@@ -1034,28 +1037,55 @@ def dockerfile_env(dockerfile: str) -> dict[str, str]:
     return out
 
 
-def k6_env(dockerfile: str) -> list[tuple[str, str]]:
-    """The variables a Dockerfile's ``ENTRYPOINT``/``CMD`` gives k6 with ``-e``/``--env NAME=VALUE`` (their
-    ``${VAR}`` as environment reads, settled like any other)."""
+def dockerfile_commands(dockerfile: str) -> list[str]:
+    """The command lines a Dockerfile's ``ENTRYPOINT``/``CMD`` run (continued lines joined; the exec form's
+    ``["a", "b"]`` as words)."""
+    logical = re.sub(r"\\\s*\n", " ", dockerfile)
+    return [line.replace('", "', " ").replace('","', " ") for line in logical.splitlines()
+            if line.lstrip().upper().startswith(("ENTRYPOINT", "CMD"))]
+
+
+_SCRIPT = re.compile(r"""(?:^|[\s"'\[/])((?:[\w.-]+/)*[\w.-]+\.sh)\b""")
+
+
+def run_scripts(dockerfile: str) -> list[str]:
+    """The shell scripts a Dockerfile's ``ENTRYPOINT``/``CMD`` runs (``CMD ["./entrypoint.sh"]``, ``ENTRYPOINT
+    /load/run.sh``, ``sh -c start.sh``), each by its file name: the image copies it from the build folder, where
+    it is looked up (a script not there is not read)."""
+    found: list[str] = []
+    for line in dockerfile_commands(dockerfile):
+        for match in _SCRIPT.finditer(line.split(None, 1)[1] if " " in line.strip() else ""):
+            name = match.group(1).rsplit("/", 1)[-1]
+            if name not in found:
+                found.append(name)
+    return found
+
+
+def _script_lines(script: str) -> list[str]:
+    """A shell script's command lines, continued lines joined, comments left out."""
+    logical = re.sub(r"\\\s*\n", " ", script)
+    return [line for line in logical.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def k6_env(dockerfile: str, scripts: tuple[str, ...] | list[str] = ()) -> list[tuple[str, str]]:
+    """The variables a Dockerfile's ``ENTRYPOINT``/``CMD`` (or a line of a script it runs, ``scripts``) gives k6 with
+    ``-e``/``--env NAME=VALUE`` (their ``${VAR}`` as environment reads, settled like any other)."""
     out: list[tuple[str, str]] = []
-    if not re.search(r"\bk6\b", dockerfile):   # k6 runs in it (its image's entrypoint, or the command)
+    commands = dockerfile_commands(dockerfile) + list(scripts)
+    if not re.search(r"\bk6\b", "\n".join([dockerfile, *scripts])):   # k6 runs in it (the image's or a command)
         return out
-    for line in dockerfile.splitlines():
-        if not line.lstrip().upper().startswith(("ENTRYPOINT", "CMD")):
-            continue
-        for found in _K6_ENV.finditer(line.replace('", "', " ").replace('","', " ")):
+    for line in commands:
+        for found in _K6_ENV.finditer(line):
             name, value = next((found.group(i), found.group(i + 1)) for i in (1, 3, 5) if found.group(i))
             out.append((name, _SHELL_VAR.sub(lambda m: env(m.group(1) or m.group(2)).text, value)))
     return out
 
 
-def locust_host(dockerfile: str) -> str | None:
-    """The ``--host`` a Dockerfile's ``ENTRYPOINT``/``CMD`` runs Locust with (its ``${VAR}`` as environment reads,
-    settled like any other), or None."""
-    for line in dockerfile.splitlines():
-        if not line.lstrip().upper().startswith(("ENTRYPOINT", "CMD")):
-            continue
-        found = _LOCUST_HOST.search(line.replace('", "', " ").replace('","', " "))
+def locust_host(dockerfile: str, scripts: tuple[str, ...] | list[str] = ()) -> str | None:
+    """The ``--host`` a Dockerfile's ``ENTRYPOINT``/``CMD`` (or a line of a script it runs, ``scripts``) runs Locust
+    with (its ``${VAR}`` as environment reads, settled like any other), or None."""
+    for line in dockerfile_commands(dockerfile) + list(scripts):
+        found = _LOCUST_HOST.search(line)
         if found:
             value = next(g for g in found.groups() if g is not None)
             return _SHELL_VAR.sub(lambda m: env(m.group(1) or m.group(2)).text, value)

@@ -27,7 +27,7 @@ BROKERS = ("kafka", "rabbit", "jms", "stream")
 class Item:
     """One route, client or producer, folded, before linking."""
 
-    kind: str                      # route | client | producer
+    kind: str                      # route | client | producer | served (a path answered, no route: nginx files)
     owner: str                     # the declaring symbol's id
     owner_fqn: str
     microservice: str

@@ -16,7 +16,8 @@ none of the project's (an outside API) or that names two services leaves the cli
 method fits every client), those whose template fits the client's (`endpoints.match_score`); the most
 specific wins, as in Spring. One: ``cross_service`` (another service) or ``intra_service``. Several
 equally specific: ``ambiguous``, every one linked with that mark and none chosen. None: ``no_route``, a
-link to the service itself that names the path it does not serve (never dropped, never guessed). A client
+link to the service itself that names the path it does not serve (never dropped, never guessed), unless the
+service answers that path without a route (``served`` items: an nginx location serving files): ``unresolved``. A client
 whose path or service is not known: ``unresolved``, with the reason on the client. A client path that is
 not known at all (no known segment) is never matched. A client whose path's beginning is not known (a registry's
 client, `Item.path_end_only`) matches its known end against the ends of the service's routes: one best fit links,
@@ -403,8 +404,11 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
     routes: list[tuple[GraphNode, Item]] = []
     clients: list[tuple[GraphNode, Client]] = []
     producers: list[tuple[GraphNode, Item]] = []
+    served: dict[str, list[Item]] = {}   # paths a service answers that no route models (nginx files)
     for raw in items:
-        if raw.kind == "route":
+        if raw.kind == "served":
+            served.setdefault(raw.microservice, []).append(raw)
+        elif raw.kind == "route":
             for item in settler.route(raw):
                 node_id = _id("rt_", item, seen)
                 props = _base(item, _label(item), "handler")
@@ -490,7 +494,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
         if item.grpc is not None:
             edges += grpc_links.link_client(node, item, grpc_routes)
         else:
-            edges += _link_client(node, client, http_by_service)
+            edges += _link_client(node, client, http_by_service, served)
         nodes.append(node)
     for node, item in producers:
         edges.append(make_edge(item.owner, "DECLARES_PRODUCER", node.id))
@@ -528,7 +532,7 @@ _WORST = ("unresolved", "no_route", "ambiguous", "intra_service", "cross_service
 
 
 def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, list[tuple[GraphNode, Item]]],
-                 ) -> list[GraphEdge]:
+                 served: dict[str, list[Item]] | None = None) -> list[GraphEdge]:
     item, props = client.item, node.props
     targets = client.targets or [Target(None, "; ".join(item.why()) or "the client names no service", None)]
     services = list(dict.fromkeys(t.service for t in targets if t.service))
@@ -552,7 +556,7 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
     outcomes: list[tuple[str, str | None, bool]] = []
     candidates: list[str] = []
     for target in targets:
-        match, detail, made = _link_target(node, item, target, http_by_service)
+        match, detail, made = _link_target(node, item, target, http_by_service, served=served)
         outcomes.append((match, detail, bool(made)))
         edges += made
         candidates += [e.dst for e in made if e.dst not in candidates]
@@ -582,9 +586,10 @@ def _one_per_id(edges: list[GraphEdge]) -> list[GraphEdge]:
 
 
 def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: dict[str, list[tuple[GraphNode, Item]]],
-                 via: tuple[GraphNode, ...] = ()) -> tuple[str, str | None, list[GraphEdge]]:
+                 via: tuple[GraphNode, ...] = (), served: dict[str, list[Item]] | None = None,
+                 ) -> tuple[str, str | None, list[GraphEdge]]:
     """(match, detail, edges) of one value of a client's request; ``via``: the proxy routes it went through
-    (`_through`), named on its edges."""
+    (`_through`), named on its edges; ``served``: paths each service answers that no route models."""
     if target.service is None:
         return "unresolved", target.how, []
     template = target.path.text if target.path is not None else None
@@ -605,6 +610,11 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
             return "unresolved", (f"no route of {service} is known to fit {item.http_method or 'any method'} "
                                   f"{template}, but {len(unsure)} of its routes have unknown parts that could make "
                                   f"them fit ({listed})"), []
+        answered = [f"{s.written} ({s.file}:{s.line})" for s in (served or {}).get(service, [])
+                    if s.path is not None and match_score(template, s.path.text) is not None]
+        if answered:   # the service answers the path itself (files): no route models it, yet it is served
+            return "unresolved", (f"no route of {service} fits {item.http_method or 'any method'} {template}, but "
+                                  f"{service} serves it without a route the index models: {answered[0]}"), []
         known = sorted(r.props["label"] for r, _ in http_by_service.get(service, []))
         listed = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "") if known else "none found"
         detail = f"no route of {service} fits {item.http_method or 'any method'} {template} (its routes: {listed})"
@@ -622,7 +632,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
                                                         "route_method": route_item.http_method}})
         for route, route_item in top]
     if len(top) == 1 and top[0][1].forward is not None:
-        edges += _through(node, item, template, top[0], edges[0], http_by_service, via)
+        edges += _through(node, item, template, top[0], edges[0], http_by_service, via, served)
     return match, detail, edges
 
 
@@ -687,7 +697,7 @@ def _via_props(via: tuple[GraphNode, ...]) -> dict:
 
 def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode, Item], hop: GraphEdge,
              http_by_service: dict[str, list[tuple[GraphNode, Item]]], via: tuple[GraphNode, ...],
-             ) -> list[GraphEdge]:
+             served: dict[str, list[Item]] | None = None) -> list[GraphEdge]:
     """A request that reached a proxy route (``hop``, its edge) followed to the route of the upstream that serves
     it: the path the upstream sees (the route's strip or rewrite applied) matched against the upstream's routes,
     as a client's own path is, each edge naming the proxy routes it went ``via``; the outcome is also said on
@@ -715,7 +725,7 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
     assert inner is not None and upstream is not None
     target = Target(upstream, f"through the proxy route {route.props['microservice']} {route.props['label']}",
                     Folded(inner, known_text(inner)))
-    match, detail, edges = _link_target(node, item, target, http_by_service, (*via, route))
+    match, detail, edges = _link_target(node, item, target, http_by_service, (*via, route), served)
     hop.props["through"] = {"match": match, "detail": detail, "upstream": upstream, "upstream_path": inner}
     if not via:   # the client says where its request ends (the last proxy's outcome)
         last = next((e.props["through"] for e in reversed(edges) if "through" in e.props), hop.props["through"])

@@ -4,9 +4,9 @@ One arrow per (caller service, called service, kind, match): HTTP arrows list th
 and path), gRPC arrows the methods (``package.Service/Method``), async arrows the topics; a gateway's arrows
 list the routes that forward (``ANY /accounts/** (gateway)``). ``cross_service`` and ``intra_service`` links are solid; ``ambiguous``
 ones dashed and labelled so, as are ``no_route`` ones (a service called at a path it does not serve: ``GET
-/warehouses (no route)``); clients and producers that reach nothing are dashed arrows to the outside
-name they use (``api.example.com (outside)``) or to ``?`` when even that is unknown, labelled with what
-they ask for. With a focus service, only the services within ``depth`` links of it (either direction)
+/warehouses (no route)``); clients and producers that reach nothing are dashed ``unresolved`` arrows to the
+project service their host names (which of its routes is not known), else to the outside name they use
+(``api.example.com (outside)``), or to ``?`` when even that is unknown, labelled with what they ask for. With a focus service, only the services within ``depth`` links of it (either direction)
 are drawn.
 """
 
@@ -38,6 +38,7 @@ class Arrow:
 def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
     """Every microservice and every arrow between them (see the module docstring)."""
     services = sorted(node.name for node in store.iter_nodes("microservice"))
+    known = set(services)
     gateways = [n for n in store.iter_nodes("route") if n.props.get("forward")]  # a gateway's routes call too
     callers = list(store.iter_nodes("client")) + list(store.iter_nodes("producer")) + gateways
     by_key: dict[tuple[str, str, str, str], Arrow] = {}
@@ -61,8 +62,7 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
                     add(p["microservice"], route.props["microservice"], "http", edge.props["match"],
                         f"{p['label']} (gateway)")
             if p.get("match") == "unresolved":
-                named = p.get("target_service")
-                add(p["microservice"], f"{named} (outside)" if named else "?", "http", "unresolved",
+                add(p["microservice"], _called(p.get("target_service"), known), "http", "unresolved",
                     f"{p['label']} (gateway)")
             continue
         kind = ("grpc" if p.get("grpc") else "http") if caller.kind == "client" else "async"
@@ -76,8 +76,7 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
                 continue
             add(p["microservice"], route.props["microservice"], kind, edge.props["match"], route.props["label"])
         if p.get("match") == "unresolved":
-            named = p.get("target_service") if caller.kind == "client" else None
-            outside = f"{named} (outside)" if named else "?"
+            outside = _called(p.get("target_service") if caller.kind == "client" else None, known)
             what = (f"{p.get('broker')} {p.get('topic') or '?'}" if caller.kind != "client" else p["grpc"]
                     if p.get("grpc") else f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'}")
             add(p["microservice"], outside, kind, "unresolved", what)
@@ -85,6 +84,14 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
         if arrow.kind == "grpc":   # "grpc pkg.Service/Method" -> the method, as the arrow already says gRPC
             arrow.labels = [label.removeprefix("grpc ") for label in arrow.labels]
     return services, sorted(by_key.values(), key=lambda a: (a.source, a.target, a.kind, a.match))
+
+
+def _called(named: str | None, services: set[str]) -> str:
+    """Where an unresolved caller's arrow points: the project service it names (its host is that service; which
+    route is not known), else the outside name it uses (``api.example.com (outside)``), else ``?``."""
+    if named in services:
+        return named
+    return f"{named} (outside)" if named else "?"
 
 
 def focus(services: list[str], found: list[Arrow], service: str, depth: int) -> tuple[list[str], list[Arrow]]:

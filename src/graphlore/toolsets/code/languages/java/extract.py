@@ -102,7 +102,7 @@ def _annotation(node: Node) -> AnnotationFact:
                 args.append((text(arg.child_by_field_name("key")), squash(text(arg.child_by_field_name("value")))))
             elif arg.type not in ("line_comment", "block_comment"):
                 args.append(("", squash(text(arg))))
-    return AnnotationFact(name, tuple(args))
+    return AnnotationFact(name, tuple(args), node.start_point[0] + 1)
 
 
 def _modifiers(decl: Node) -> tuple[tuple[str, ...], tuple[AnnotationFact, ...]]:

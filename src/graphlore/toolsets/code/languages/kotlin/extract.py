@@ -79,9 +79,9 @@ def _modifiers(node: Node) -> tuple[tuple[str, ...], tuple[AnnotationFact, ...]]
 def _annotation(node: Node) -> AnnotationFact:
     inner = node.named_children[0] if node.named_children else None
     if inner is None:
-        return AnnotationFact(text(node).lstrip("@"))
+        return AnnotationFact(text(node).lstrip("@"), (), node.start_point[0] + 1)
     if inner.type == "user_type":
-        return AnnotationFact(type_name(inner))
+        return AnnotationFact(type_name(inner), (), node.start_point[0] + 1)
     name = type_name(next((c for c in inner.named_children if c.type == "user_type"), None))
     values = next((c for c in inner.named_children if c.type == "value_arguments"), None)
     args: list[tuple[str, str]] = []
@@ -89,7 +89,7 @@ def _annotation(node: Node) -> AnnotationFact:
         parts = arg.named_children
         named = len(parts) >= 2 and parts[0].type == "identifier" and any(c.type == "=" for c in arg.children)
         args.append((text(parts[0]), squash(text(parts[-1]))) if named else ("", squash(text(arg))))
-    return AnnotationFact(name, tuple(args))
+    return AnnotationFact(name, tuple(args), node.start_point[0] + 1)
 
 
 def _stray_annotations(node: Node) -> tuple[AnnotationFact, ...]:
@@ -109,7 +109,8 @@ def _stray_annotations(node: Node) -> tuple[AnnotationFact, ...]:
                 following = parts[index + 1] if index + 1 < len(parts) else None
                 if following is not None and following.type == "parenthesized_expression" and not fact.args:
                     inner = following.named_children[0] if following.named_children else None
-                    fact = AnnotationFact(fact.name, (("", squash(text(inner))),) if inner is not None else ())
+                    fact = AnnotationFact(fact.name, (("", squash(text(inner))),) if inner is not None else (),
+                                          fact.line)
                 found.append(fact)
             elif part.type == "annotated_expression":
                 stack.append(part)
