@@ -139,7 +139,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
 #: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
 #: to a function (format 39 read none of these).
-FORMAT = 40
+#: 41: Go facts keep composite-literal tables and range loops (``extra["tables"]``, ``extra["ranges"]``): routes
+#: registered in a loop over a route table are read per entry; gorilla ``StrictSlash`` routers and builder chains
+#: (``r.Methods(m).Path(p).Handler(h)``) are read (format 40 read none of these).
+FORMAT = 41
 
 
 def _context(values: list) -> FileContext:
