@@ -336,3 +336,23 @@ func main() {
 }
 """
     assert all(f[1] != "/orders" for f in _routes(tmp_path, {"main.go": main}))
+
+
+def test_only_tables_a_loop_may_register_from_are_kept():
+    from graphlore.toolsets.code.languages.go.extract import extract
+    source = b"""package web
+
+var routes = []string{"/a", "/b"}
+
+func f() {
+	cases := []struct{ in string }{{"x"}}
+	seen := []string{"y"}
+	for _, c := range cases {
+		_ = c
+	}
+	_ = seen
+}
+"""
+    tables = extract("web/table.go", source).extra["tables"]
+    assert set(tables[""]) == {"routes"} and set(tables["f"]) == {"cases"}
+    assert "tables" not in extract("web/table_test.go", source).extra

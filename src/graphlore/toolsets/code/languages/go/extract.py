@@ -373,7 +373,10 @@ class _Extractor(Extractor):
             self.facts.extra["sends"] = found
 
     def tables(self, root: Node) -> None:
-        """``extra["tables"]`` and ``extra["ranges"]``: composite-literal tables and the loops over them (`tables`)."""
+        """``extra["tables"]`` and ``extra["ranges"]``: composite-literal tables and the loops over them (`tables`);
+        none for a ``_test.go`` file (its table-driven tests register nothing a service serves)."""
+        if self.path.endswith("_test.go"):
+            return
         found, ranges = collect(root, lambda nodes: innermost_owner(self.spans, [n.start_byte for n in nodes]))
         if found:
             self.facts.extra["tables"] = found

@@ -8,6 +8,8 @@ made from a slice, array or map literal, and for a function whose body returns o
 values or None, "keyed": {field: value} or None}``; a table of an anonymous struct type
 (``[]struct{Path string; H http.HandlerFunc}{...}``) keeps its field names in ``"fields"``.
 
+A local is kept only when a loop of its function ranges over it.
+
 ``extra["ranges"]``: ``[owner, first line, last line, key name, value name, collection]`` of each range loop
 (``_`` or "" for a name not bound).
 """
@@ -151,14 +153,6 @@ def collect(root: Node, owner_of) -> tuple[dict, list]:
             name = node.child_by_field_name("name")
             if literal is not None and name is not None:
                 made.append((node, f"{text(name)}()", literal))
-    tables: dict = {}
-    owners = owner_of([anchor for anchor, _, _ in made])
-    for (anchor, name, literal), owner in zip(made, owners, strict=True):
-        found = table_entries(literal)
-        if found is None or not found["entries"]:
-            continue
-        owner = "" if anchor.type == "function_declaration" or _package_level(anchor) else (owner or "")
-        tables.setdefault(owner, {})[name] = found
     ranges = []
     for loop, owner in zip(loops, owner_of(loops), strict=True):
         clause = next(c for c in loop.named_children if c.type == "range_clause")
@@ -168,4 +162,14 @@ def collect(root: Node, owner_of) -> tuple[dict, list]:
         names = [text(n) for n in left.named_children] if left is not None else []
         ranges.append([owner or "", loop.start_point[0] + 1, loop.end_point[0] + 1,
                        names[0] if names else "", names[1] if len(names) > 1 else "", squash(text(right))[:200]])
+    ranged = {(r[0], r[5]) for r in ranges}
+    tables: dict = {}
+    owners = owner_of([anchor for anchor, _, _ in made])
+    for (anchor, name, literal), owner in zip(made, owners, strict=True):
+        owner = "" if anchor.type == "function_declaration" or _package_level(anchor) else (owner or "")
+        if owner and (owner, name) not in ranged:
+            continue   # a local no loop of its function ranges over
+        found = table_entries(literal)
+        if found is not None and found["entries"]:
+            tables.setdefault(owner, {})[name] = found
     return tables, ranges
