@@ -33,6 +33,7 @@ The map (packages by concern; a package imports only the packages above it)::
       go/resolve.py               packages, promoted members, implicit interface implementation
       go/constants.py             Go constants for folding (package consts, vars no function assigns, Sprintf)
       go/constraints.py           Go build constraints: a file no default build compiles (wireinject, ignore)
+      go/tables.py                Go composite-literal tables and the range loops over them (route tables)
       kotlin/__init__.py          Kotlin as a Language: the JVM's role tables, Gradle Kotlin DSL builds
       kotlin/extract.py           one Kotlin file -> facts (JVM-style keys, companion objects, trailing lambdas)
       kotlin/resolve.py           packages, imports, constructor calls, Java types across the two
@@ -149,6 +150,7 @@ The map (packages by concern; a package imports only the packages above it)::
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
+      go_tables.py                Go registrations in a range loop over a table, read once per entry
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
       go_openapi.py               oapi-codegen Go servers: generated routes, their implementation, their prefix
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder, Carter,

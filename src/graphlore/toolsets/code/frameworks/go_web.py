@@ -11,6 +11,10 @@ makes and returns, a mount of a call of that function (``root.Mount("/api", api.
 pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method; gorilla's
 ``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``), gin and
 echo ``GET``/``POST``/.../``Any``/``Handle(method, ...)``, chi ``Get``/``Post``/.../``Method(method, ...)``.
+gorilla's builder chain ``r.Methods("GET").Path("/x").Name(n).Handler(h)`` (in any order), on a router made
+with settings (``mux.NewRouter().StrictSlash(true)``); echo ``Add(method, ...)``. A registration in a ``for ...
+range`` loop over a table of entries (``routes = []Route{{"Index", "GET", "/", Index}}``, keyed or positional, a
+map of paths to handlers, `go_tables`) makes one route per entry.
 The handler is the function or method the handler argument names, else the registering function.
 
 **Clients.** ``http.Get``/``Head``/``Post``/``PostForm`` and ``http.NewRequest(...)`` (``WithContext`` too),
@@ -34,6 +38,7 @@ from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
 from .base import Framework, Project, Reader, item
+from .go_tables import Source, Tables, mentions_loop
 from .golang import GoProject, local, written_type
 
 HTTP = "net/http"
@@ -57,6 +62,8 @@ VERBS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH"
 GROUPS = {"Group", "PathPrefix", "Subrouter", "Route", "With"}
 SUBROUTER = re.compile(r"^(\w+)\.PathPrefix\((.*)\)\.Subrouter$")
 STRIP_PREFIX = re.compile(r"^http\.StripPrefix\((.+),\s*(\w+)\)$")
+#: gorilla's settings that return the router they are called on: ``mux.NewRouter().StrictSlash(true)``
+SETTING = re.compile(r"^(.+\))\.(?:StrictSlash|SkipClean|UseEncodedPath)(?:\(\))?$")
 ONE_CALL = re.compile(r"^((?:\w+\.)?\w+)\([^()]*\)$")
 CLIENT_CALLS = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
 
@@ -71,6 +78,7 @@ class GoWeb:
 
     def __init__(self, bounds: list[Bound]) -> None:
         self.go = GoProject(bounds)
+        self.tables = Tables(self.go.packages, bounds)
         self.mounts = [(b, c) for b in bounds if not b.facts.extra.get("generated")
                        for c in b.facts.calls if c.name == "Mount" and len(c.args) == 2 and c.owner]
 
@@ -103,6 +111,8 @@ class GoWeb:
             bound.facts.extra.get("globals", {}).get(name, "")
         if typed.startswith("~"):
             callee = typed[1:-2]
+            while SETTING.match(callee):
+                callee = SETTING.match(callee).group(1).removesuffix("()")
             chained = SUBROUTER.match(callee)
             if chained:   # gorilla: r.PathPrefix("/api").Subrouter()
                 parent = self.router(bound, owner, ["name", chained.group(1)], line, depth + 1)
@@ -191,17 +201,26 @@ class GoWeb:
         return found[0] if len(found) == 1 else None
 
 
-def _methods_of(bound: Bound, call: CallFact, index: int) -> list[str] | None:
-    """The methods a chained gorilla ``.Methods(...)`` gives the registration ``call`` (at ``index``), if any."""
+def _chained(bound: Bound, call: CallFact, index: int, name: str) -> CallFact | None:
+    """The call ``name`` chained after the registration ``call`` (at ``index``), directly or after other calls
+    of the chain (``r.HandleFunc(p, h).Name(n).Methods("GET")``), if any."""
     for later in bound.facts.calls[index + 1:]:
         if later.line > call.line:   # the chain starts where the registration does
             break
+        if later.name != name or later.owner != call.owner:
+            continue
         receiver = later.receiver
-        if later.name == "Methods" and receiver and receiver[0] == "call" and receiver[2] == call.name \
-                and receiver[1] == call.receiver:
-            methods = [m.rsplit(".", 1)[-1].strip('"').upper().removeprefix("METHOD") for m in later.args]
-            return [m for m in methods if m in HTTP_METHODS] or None
+        while receiver and receiver[0] == "call":
+            if receiver[2] == call.name and receiver[1] == call.receiver:
+                return later
+            receiver = receiver[1]
     return None
+
+
+def _method_names(written: list[str]) -> list[str] | None:
+    """HTTP methods as written in gorilla's ``.Methods(...)`` (``"GET"``, ``http.MethodGet``), if any."""
+    methods = [m.rsplit(".", 1)[-1].strip('"`').upper().removeprefix("METHOD") for m in written]
+    return [m for m in methods if m in HTTP_METHODS] or None
 
 
 def _chi_prefix(web: GoWeb, bound: Bound, index: int) -> list[Folded]:
@@ -247,49 +266,154 @@ def _prefix_route(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Itera
                    written=call.args[0])
 
 
+def _sources(web: GoWeb, bound: Bound, call: CallFact, args: list[str]) -> list[dict[str, Source]]:
+    """What the arguments stand for: once as written, or, for a registration in a range loop over a project
+    table whose arguments name the loop's entry, once per entry (`go_tables`)."""
+    if mentions_loop(bound, call, args):
+        per_entry = web.tables.sources(bound, call)
+        if per_entry is not None:
+            return per_entry
+    return [{}]
+
+
+def _reader(web: GoWeb, bound: Bound, call: CallFact, names: dict[str, Source]):
+    """(fold, handler) of an argument as written, read through the table entry ``names`` when it names it."""
+    def source(arg: str) -> Source:
+        return names.get(arg.strip()) or Source(bound, call.owner, call.line, arg)
+
+    def fold(arg: str) -> Folded:
+        found = source(arg)
+        if not found.expr:
+            return unknown(found.why or f"{arg} is not set")
+        if found.bound is bound and found.expr == arg:
+            return web.go.fold(bound, arg)
+        return web.go.fold(found.bound, found.expr, found.owner if found.with_locals else None, found.line)
+
+    def handler(arg: str):
+        found = source(arg)
+        return web.go.handler(found.bound, found.owner or "", found.expr, found.line) if found.expr else None
+
+    def written(arg: str) -> str:
+        found = source(arg)
+        return found.expr or arg
+
+    return fold, handler, written
+
+
 def _route(web: GoWeb, bound: Bound, index: int, call: CallFact, owner: int) -> Iterator[Item]:
     name = call.name
     if name == "PathPrefix":
         yield from _prefix_route(web, bound, call, owner)
         return
-    if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match"):
+    if name in ("Handler", "HandlerFunc"):
+        yield from _built_route(web, bound, index, call, owner)
+        return
+    if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match", "Add"):
         return
     found = web.router(bound, call.owner, call.receiver, call.line)
     if found is None:
         return
     framework, prefixes = found
-    args = list(call.args)
+    if name == "Add" and framework != "echo":
+        return
     if framework == "chi":
         prefixes = [join_paths([p, *_chi_prefix(web, bound, index)]) for p in prefixes]
-    if name in ("Method", "MethodFunc") or (name == "Handle" and framework in ("gin", "echo")):
+    chained = _chained(bound, call, index, "Methods") if framework == "gorilla_mux" else None
+    for names in _sources(web, bound, call, [*call.args, *(chained.args if chained else ())]):
+        yield from _registration(web, bound, call, owner, framework, prefixes, chained, names)
+
+
+def _registration(web: GoWeb, bound: Bound, call: CallFact, owner: int, framework: str, prefixes: list[Folded],
+                  chained: CallFact | None, names: dict[str, Source]) -> Iterator[Item]:
+    """The routes one registration (read through one table entry, when it is in a loop over a table) makes."""
+    fold, handler_of, written = _reader(web, bound, call, names)
+    name = call.name
+    args = list(call.args)
+    if name in ("Method", "MethodFunc", "Add") or (name == "Handle" and framework in ("gin", "echo")):
         if len(args) < 2:
             return
-        method_value = web.go.fold(bound, args.pop(0))
-        methods = [method_value.text.upper()] if method_value.known else [ANY]
+        method_arg = args.pop(0)
+        method_value = fold(method_arg)
+        methods = [method_value.text.upper()] if method_value.known else (
+            _method_names([written(method_arg)]) if "http.Method" in written(method_arg) else None) or [ANY]
     elif name in VERBS:
         if framework in ("gin", "echo") and not name.isupper() or framework == "chi" and name.isupper() \
                 or framework in ("net_http", "gorilla_mux"):
             return
         methods = [VERBS[name]]
     elif name in ("HandleFunc", "Handle", "Any"):
-        methods = (_methods_of(bound, call, index) if framework == "gorilla_mux" else None) or [ANY]
+        methods = [ANY]
+        if chained is not None:
+            methods = _method_names([_text(fold(m), written(m)) for m in chained.args]) or [ANY]
     else:
         return
     if not args:
         return
-    path = web.go.fold(bound, args[0])
+    path = fold(args[0])
     if framework == "net_http" and path.known:
         pattern = re.match(r"^([A-Z]+)\s+(\S*)$", path.text)
         if pattern and pattern.group(1) in HTTP_METHODS:
             methods, path = [pattern.group(1)], literal(pattern.group(2))
         elif path.text and not path.text.startswith("/"):
             path = literal("/" + path.text.split("/", 1)[1]) if "/" in path.text else path   # a host pattern
-    handler = web.go.handler(bound, call.owner, args[1], call.line) if len(args) > 1 else None
+    handler = handler_of(args[1]) if len(args) > 1 else None
     target, at = (handler, None) if handler is not None else ((bound, owner), call.line)
     for prefix in prefixes:
         for method in methods:
             yield item(target[0], target[1], "route", framework, at, http_method=method,
-                       path=join_paths([prefix, path]), written=args[0])
+                       path=join_paths([prefix, path]), written=written(args[0]))
+
+
+def _text(folded: Folded, written: str) -> str:
+    """A method as folded (``"GET"`` quoted back, for `_method_names`), else as written (``http.MethodGet``)."""
+    return f'"{folded.text}"' if folded.known else written
+
+
+def _link_calls(bound: Bound, call: CallFact, index: int) -> tuple[list[CallFact], object] | None:
+    """The calls of a gorilla builder chain before ``call`` (``r.Methods(m).Path(p).Name(n).Handler(h)``), from
+    the router's end, and the router's receiver tree; None when a link is not found."""
+    links: list[CallFact] = []
+    receiver = call.receiver
+    calls = bound.facts.calls
+    while receiver and receiver[0] == "call":
+        inner, name = receiver[1], receiver[2]
+        found = next((c for c in calls[max(0, index - 40):index + 40] if c.line == call.line
+                      and c.owner == call.owner and c.name == name and c.receiver == inner), None)
+        if found is None:
+            return None
+        links.insert(0, found)
+        receiver = inner
+    return links, receiver
+
+
+def _built_route(web: GoWeb, bound: Bound, index: int, call: CallFact, owner: int) -> Iterator[Item]:
+    """gorilla's route builder: ``r.Methods("GET").Path("/x").Handler(h)`` (``Path`` and ``Methods`` in any
+    order, ``NewRoute()``/``Name``/``Queries`` and the like between), on a router or a group of one."""
+    chain = _link_calls(bound, call, index) if call.args else None
+    if chain is None or not chain[0]:
+        return
+    links, base = chain
+    names = [c.name for c in links]
+    if "Path" not in names or {"PathPrefix", "Subrouter", "Handle", "HandleFunc"} & set(names):
+        return
+    found = web.router(bound, call.owner, base, call.line)
+    if found is None or found[0] != "gorilla_mux":
+        return
+    path_call = next(c for c in links if c.name == "Path")
+    methods_call = next((c for c in links if c.name == "Methods"), None)
+    if not path_call.args:
+        return
+    mentioned = [*path_call.args, *(methods_call.args if methods_call else ()), call.args[0]]
+    for entry in _sources(web, bound, call, mentioned):
+        fold, handler_of, as_written = _reader(web, bound, call, entry)
+        methods = _method_names([_text(fold(m), as_written(m)) for m in methods_call.args]) if methods_call else None
+        path = fold(path_call.args[0])
+        handler = handler_of(call.args[0])
+        target, at = (handler, None) if handler is not None else ((bound, owner), call.line)
+        for prefix in found[1]:
+            for method in methods or [ANY]:
+                yield item(target[0], target[1], "route", "gorilla_mux", at, http_method=method,
+                           path=join_paths([prefix, path]), written=as_written(path_call.args[0]))
 
 
 def _client(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:

@@ -146,7 +146,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``location`` answers itself (files, no ``proxy_pass``) is never ``no_route`` (format 41 left such load generators
 #: unresolved and could claim ``no_route`` at ``/``); Java and Kotlin annotations record their line, and a declarative
 #: client method's line is its mapping annotation's (format 41 gave the method's first line, an ``@Override`` above).
-FORMAT = 42
+#: 43: Go facts keep composite-literal tables and range loops (``extra["tables"]``, ``extra["ranges"]``): routes
+#: registered in a loop over a route table are read per entry; gorilla ``StrictSlash`` routers and builder chains
+#: (``r.Methods(m).Path(p).Handler(h)``) are read (format 42 read none of these).
+FORMAT = 43
 
 
 def _context(values: list) -> FileContext:

@@ -29,6 +29,7 @@ from ...model import FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
 from ..parsing import Grammar, enclosing_lambda_calls, innermost_owner, query, squash, text
 from .constraints import excluded
+from .tables import collect
 
 GRAMMAR = Grammar("go", tree_sitter_go.language)
 
@@ -178,6 +179,7 @@ class _Extractor(Extractor):
         self.record_values(self.assignment_pairs(root))
         self.assigned(root)
         self.sends(root)
+        self.tables(root)
         facts = self.finish(root)
         self.lambdas(root)
         return facts
@@ -369,6 +371,17 @@ class _Extractor(Extractor):
                               squash(text(value))[:400]])
         if found:
             self.facts.extra["sends"] = found
+
+    def tables(self, root: Node) -> None:
+        """``extra["tables"]`` and ``extra["ranges"]``: composite-literal tables and the loops over them (`tables`);
+        none for a ``_test.go`` file (its table-driven tests register nothing a service serves)."""
+        if self.path.endswith("_test.go"):
+            return
+        found, ranges = collect(root, lambda nodes: innermost_owner(self.spans, [n.start_byte for n in nodes]))
+        if found:
+            self.facts.extra["tables"] = found
+        if ranges:
+            self.facts.extra["ranges"] = ranges
 
     def assigned(self, root: Node) -> None:
         """Package-level names that a function assigns (``baseUrl = os.Getenv(...)``): not constants."""
