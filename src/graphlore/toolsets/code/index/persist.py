@@ -146,7 +146,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``location`` answers itself (files, no ``proxy_pass``) is never ``no_route`` (format 41 left such load generators
 #: unresolved and could claim ``no_route`` at ``/``); Java and Kotlin annotations record their line, and a declarative
 #: client method's line is its mapping annotation's (format 41 gave the method's first line, an ``@Override`` above).
-FORMAT = 42
+#: 43: a shell ``NAME=value`` written before a command on its line (``QUEUE=test ./run.sh``) is no assignment a
+#: ``--set x=$NAME`` reads (format 42 listed it among the variable's candidates).
+FORMAT = 43
 
 
 def _context(values: list) -> FileContext:
