@@ -92,3 +92,22 @@ def test_each_language_spelling_of_an_environment_read(code: str, name: str) -> 
 
 def test_a_name_held_in_a_variable_or_a_method_named_env_is_not_read() -> None:
     assert variables_read("os.getenv(name)\nconfig.env('db_url')\n$this->env('DB')\nprocess.environment\n") == []
+
+
+@pytest.mark.parametrize(("code", "suffix"), [
+    ('# was: os.getenv("OLD_DB_URL")\nx = os.getenv("DB_URL")', ".py"),
+    ('"""Reads os.environ["OLD_DB_URL"] no more."""\nx = os.environ["DB_URL"]', ".py"),
+    ('// const u = process.env.OLD_DB_URL;\nconst u = process.env.DB_URL;', ".ts"),
+    ('/* System.getenv("OLD_DB_URL")\n   was read here */ String u = System.getenv("DB_URL");', ".java"),
+    ('log("see process.env.OLD_DB_URL"); const u = process.env.DB_URL;', ".js"),
+])
+def test_a_read_written_in_a_comment_or_a_string_is_not_read(code: str, suffix: str) -> None:
+    """Commented-out code and a docstring or message naming a variable read nothing; the code beside them does."""
+    assert variables_read(code + "\n", suffix) == ["DB_URL"]
+
+
+def test_a_comment_marker_in_a_string_starts_no_comment() -> None:
+    """``"http://"`` in JavaScript and ``"#"`` in Python are strings: the reads after them on the line count."""
+    assert variables_read('const u = "http://" + process.env.API_HOST; // port below\n', ".js") == ["API_HOST"]
+    assert variables_read('tag = "#" + os.getenv("TAG")  # the tag\n', ".py") == ["TAG"]
+    assert variables_read('String h = "//" + System.getenv("HOST"); /* c */ int p = 1;\n', ".java") == ["HOST"]

@@ -155,3 +155,28 @@ def test_the_map_points_an_unresolved_client_at_the_project_service_its_host_nam
     assert by_pair[("load", "web", "cross_service")] == ["ANY /api/orders/**"]
     assert ("load", "web (outside)", "unresolved") not in by_pair
     assert by_pair[("load", "partner.example.com (outside)", "unresolved")] == ["GET /feed"]
+
+
+def test_the_map_never_draws_a_refused_host_to_the_service_of_that_name(tmp_path: Path, embedder):
+    """A host the linker refused to take for a project service (here a tool in ``tools/`` no deployment runs) keeps
+    its name as the client uses it: the arrow is not drawn to that service, as if the host were certain."""
+    root = tmp_path / "shop"
+    for folder in ("site", "load", "tools/mock"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "Dockerfile").write_text('FROM python:3.12\nCMD ["python", "main.py"]\n')
+    for folder in ("site", "tools/mock"):
+        (root / folder / "requirements.txt").write_text("flask\n")
+        (root / folder / "main.py").write_text(ORDERS)
+    (root / "load/requirements.txt").write_text("requests\n")
+    (root / "load/main.py").write_text('import requests\n\n\ndef ping():\n'
+                                       '    return requests.get("http://mock:8000/list")\n')
+    (root / "docker-compose.yml").write_text("services:\n  site:\n    build: ./site\n  load:\n    build: ./load\n")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        out = tools.service_map(runtime, parse_request(models.ServiceMapRequest, {"project_path": str(root)}))
+    finally:
+        runtime.close()
+    assert "mock" in out.services
+    pairs = {(link.source, link.target, link.match) for link in out.links}
+    assert ("load", "mock", "unresolved") not in pairs
+    assert ("load", "mock (outside)", "unresolved") in pairs

@@ -38,6 +38,17 @@ def test_each_way_a_script_assigns_a_variable_is_read(line: str, name: str, writ
     assert shell_values.assignments(f"# setup\n{line}\n", "setup.sh") == {name: [f"{written} (setup.sh:2)"]}
 
 
+@pytest.mark.parametrize("line", ["QUEUE=test ./run-tests.sh", "  QUEUE=test DEBUG=1 make check",
+                                  "QUEUE=$(pick queue) helm install shop ./chart --set q=$QUEUE"])
+def test_an_assignment_written_before_a_command_sets_no_variable_of_the_script(line: str) -> None:
+    """``QUEUE=test ./run.sh`` sets QUEUE for that one command (not even for its own ``$QUEUE``, which the shell
+    reads first): it is no candidate for what a later ``--set x=$QUEUE`` reads."""
+    text = f"export QUEUE=orders\n{line}\n"
+    assert shell_values.assignments(text, "deploy.sh")["QUEUE"] == ["QUEUE=orders (deploy.sh:1)"]
+    assigned = shell_values.assignments("A=1 B=2; echo\nC=3 # note\n", "x.sh")   # ended by ; or a comment
+    assert (assigned["A"], assigned["C"]) == (["A=1 (x.sh:1)"], ["C=3 (x.sh:2)"])
+
+
 def test_every_assignment_is_a_candidate_and_each_read_is_named() -> None:
     """A guide that sets a variable twice (two environments) shows both; ``${X}``, ``$X``, ``${X:-d}``, ``$env:X``
     and ``%X%`` are reads; a variable the file never assigns is set where the command runs."""

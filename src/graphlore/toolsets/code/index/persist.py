@@ -149,7 +149,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 43: Go facts keep composite-literal tables and range loops (``extra["tables"]``, ``extra["ranges"]``): routes
 #: registered in a loop over a route table are read per entry; gorilla ``StrictSlash`` routers and builder chains
 #: (``r.Methods(m).Path(p).Handler(h)``) are read (format 42 read none of these).
-FORMAT = 43
+#: 44: a shell ``NAME=value`` written before a command on its line (``QUEUE=test ./run.sh``) is no assignment a
+#: ``--set x=$NAME`` reads (format 43 listed it among the variable's candidates).
+FORMAT = 44
 
 
 def _context(values: list) -> FileContext:

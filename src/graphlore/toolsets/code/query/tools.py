@@ -13,6 +13,7 @@ import shlex
 import time
 import weakref
 from collections.abc import Callable
+from pathlib import PurePosixPath
 from typing import Any
 
 from graphlore.errors import InvalidInput, NotFound, ref
@@ -219,7 +220,7 @@ def _env_from(index: CodeIndex, store: Store, node: Node) -> dict[str, Any]:
     or that nothing in the project does (set at run time)."""
     p = node.props
     source = source_text(index, node) if node.kind == "symbol" and p.get("microservice") else None
-    variables = env_reads.variables_read(source.text) if source is not None else []
+    variables = env_reads.variables_read(source.text, PurePosixPath(source.file).suffix) if source is not None else []
     if not variables:
         return {}
     found = store.get_nodes([service_id(p["microservice"])])

@@ -62,7 +62,8 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
                     add(p["microservice"], route.props["microservice"], "http", edge.props["match"],
                         f"{p['label']} (gateway)")
             if p.get("match") == "unresolved":
-                add(p["microservice"], _called(p.get("target_service"), known), "http", "unresolved",
+                # a gateway route's target_service is set only where its target names the service
+                add(p["microservice"], _called(p.get("target_service"), True, known), "http", "unresolved",
                     f"{p['label']} (gateway)")
             continue
         kind = ("grpc" if p.get("grpc") else "http") if caller.kind == "client" else "async"
@@ -76,7 +77,8 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
                 continue
             add(p["microservice"], route.props["microservice"], kind, edge.props["match"], route.props["label"])
         if p.get("match") == "unresolved":
-            outside = _called(p.get("target_service") if caller.kind == "client" else None, known)
+            outside = _called(p.get("target_service"), bool(p.get("target_service_matched_by")), known) \
+                if caller.kind == "client" else "?"
             what = (f"{p.get('broker')} {p.get('topic') or '?'}" if caller.kind != "client" else p["grpc"]
                     if p.get("grpc") else f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'}")
             add(p["microservice"], outside, kind, "unresolved", what)
@@ -86,10 +88,12 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
     return services, sorted(by_key.values(), key=lambda a: (a.source, a.target, a.kind, a.match))
 
 
-def _called(named: str | None, services: set[str]) -> str:
-    """Where an unresolved caller's arrow points: the project service it names (its host is that service; which
-    route is not known), else the outside name it uses (``api.example.com (outside)``), else ``?``."""
-    if named in services:
+def _called(named: str | None, matched: bool, services: set[str]) -> str:
+    """Where an unresolved caller's arrow points: the project service its host was matched to (``matched``: the
+    host is that service, which route is not known), else the name it uses (``api.example.com (outside)``: a name
+    the linker refused, as one of a tool no deployment runs, is never drawn to the service of that name), else
+    ``?``."""
+    if matched and named in services:
         return named
     return f"{named} (outside)" if named else "?"
 

@@ -7,7 +7,8 @@ environments): all are listed with their ``file:line``, never one picked.
 **Read** (one line each; a value runs to the end of its quotes, of its ``$( ... )`` or to the first blank):
 ``NAME=value``, ``export NAME=value``, ``declare``/``typeset`` ``-x``, ``readonly`` and ``local`` (sh, bash, zsh),
 ``set -x NAME value`` with any of fish's scope flags, ``$env:NAME = value`` and ``$NAME = value`` (PowerShell),
-``set NAME=value`` and ``set "NAME=value"`` (cmd). What the value runs (``$(az ...)``) is shown as written: its
+``set NAME=value`` and ``set "NAME=value"`` (cmd). A bare ``NAME=value`` written before a command on its line
+(``QUEUE=test ./run.sh``) is not one: it sets the variable for that command alone. What the value runs (``$(az ...)``) is shown as written: its
 result is known only when the script runs."""
 
 from __future__ import annotations
@@ -48,6 +49,25 @@ def _value(line: str, start: int) -> str:
     return line[start:position].rstrip(";")
 
 
+_BARE = re.compile(r"\s*[A-Za-z_]\w*=")
+#: what may follow an assignment on its line: the end of a command (``;``, ``&&``, ``||``, a pipe), a comment, a
+#: continuation, a subshell's close
+_ENDS = (";", "&", "|", "#", "\\", ")")
+
+
+def _prefixes_a_command(line: str, found: re.Match) -> bool:
+    """Whether a bare ``NAME=value`` (no ``export``, ``local`` ...) is written before a command on its line
+    (``QUEUE=test ./run.sh``, ``A=1 B=2 make``): it sets the variable for that command alone, not for the script's
+    other lines (nor for the command's own ``$QUEUE``, which the shell reads before)."""
+    if line[:found.start(1)].strip():
+        return False
+    position = found.end() + len(_value(line, found.end()))
+    while (bare := _BARE.match(line, position)) is not None:   # more assignments before the command
+        position = bare.end() + len(_value(line, bare.end()))
+    rest = line[position:].strip()
+    return bool(rest) and not rest.startswith(_ENDS)
+
+
 def assignments(text: str, rel: str) -> dict[str, list[str]]:
     """Each variable the file assigns -> every assignment of it, as written, with ``(file:line)``."""
     out: dict[str, list[str]] = {}
@@ -57,6 +77,8 @@ def assignments(text: str, rel: str) -> dict[str, list[str]]:
             if found is None:
                 continue
             value = _value(line, found.end())
+            if pattern is _POSIX and _prefixes_a_command(line, found):
+                break
             value = value.strip('"') if pattern is _CMD else value
             out.setdefault(found.group(1), []).append(f"{found.group(1)}={value} ({rel}:{number})")
             break
