@@ -139,7 +139,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
 #: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
 #: to a function (format 39 read none of these).
-FORMAT = 40
+#: 41: TS/JS facts record a module-level function's returned object literal (``extra["object_returns"]``): NestJS
+#: configuration factories, read for ``ConfigService.get('a.b')``.
+FORMAT = 41
 
 
 def _context(values: list) -> FileContext:

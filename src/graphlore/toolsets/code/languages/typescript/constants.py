@@ -120,6 +120,24 @@ class ScriptFolder(FileFolder):
                 values.append(folder.fold(arg) if folder.depth <= 8 else unknown("values refer to each other too deeply"))
         return choice(values) if values else None
 
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        """``configService.get('a.b')`` of NestJS: the configuration value (`nest_config`); other calls unknown."""
+        from .nest_config import config_receiver, nest_config  # it reads objects with this module's helpers
+
+        scope = self.scope
+        if scope is not None and len(args) >= 1 and config_receiver(scope.facts, scope.owner, name):
+            key = self.fold_tokens(args[0])
+            if not key.known:
+                return unknown(f"{name}(...) of a key that is not a constant")
+            return nest_config(self.files, scope.facts.path, key.text, self._fold_written)
+        return super().call(name, args)
+
+    def _fold_written(self, facts: FileFacts, line: int, text: str) -> Folded:
+        """An expression as a configuration factory of ``facts`` writes it at ``line``."""
+        folder = ScriptFolder(self.files, facts.path).at(facts, "", line)
+        folder.depth = self.depth + 1
+        return folder.fold(text) if folder.depth <= 8 else unknown("values refer to each other too deeply")
+
     def imported_as(self, facts: FileFacts, path: str, home: str, cls: str) -> set[str]:
         """The names a file gives class ``cls`` of file ``home`` (``{C as D}``, ``{C: D} = require``, a default
         import or ``require``'s value); ``cls`` itself through a namespace import (``new ns.C()``)."""
@@ -128,6 +146,9 @@ class ScriptFolder(FileFolder):
             if resolve_script(self.files, path, imp.target) == home:
                 names |= {cls if name == "*" else alias for name, alias in imp.names
                           if name in (cls, "default", "require", "*")}
+            elif imp.target.startswith(".") and not imp.reexport:   # through re-exporting barrel files
+                names |= {alias for name, alias in imp.names if name == cls and declaring_file(
+                    self.files, path, imp.target, name, lambda target, _: target == home) == (home, cls)}
         return names
 
     def string(self, kind: str, text: str) -> Folded:
@@ -185,6 +206,26 @@ def _spreads_over(text: str, prop: str) -> bool:
         elif part.partition(":")[0].strip().strip("'\"") == prop:
             spread = False
     return spread
+
+
+def declaring_file(files: dict[str, FileFacts], path: str, spec: str, name: str, declares, depth: int = 0
+                   ) -> tuple[str, str] | None:
+    """(file, name there) an import of ``name`` from ``spec`` reaches, ``declares(file, name)`` saying where it
+    stops: the file, or through the re-exports (``export * from``, ``export { X } from``) of barrel files
+    (``index.ts``, ``api.ts``)."""
+    target = resolve_script(files, path, spec)
+    if target is None or depth > 4:
+        return None
+    if declares(target, name):
+        return target, name
+    for imp in files[target].imports:
+        for imported, alias in imp.names if imp.reexport and imp.target.startswith(".") else ():
+            if alias == name or imported == "*":
+                found = declaring_file(files, target, imp.target, name if imported == "*" else imported, declares,
+                                       depth + 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def resolve_script(files: dict[str, FileFacts], path: str, spec: str) -> str | None:
