@@ -6,7 +6,6 @@ destructured (``const { API = "http://api" } = process.env``, read as that ``??`
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 from ...model import FileFacts
@@ -24,6 +23,10 @@ from ..folding import (
     unescape,
     unknown,
 )
+from .nest_config import config_receiver, nest_config
+from .sources import declaring_file, object_properties, resolve_script
+
+__all__ = ["ScriptFolder", "declaring_file", "object_properties", "resolve_script"]
 
 _ENV_TABLE = r"(?:process\.env|import\.meta\.env|__ENV)"
 _ENV = re.compile(rf"^{_ENV_TABLE}\.([A-Za-z_]\w*)$")
@@ -122,8 +125,6 @@ class ScriptFolder(FileFolder):
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         """``configService.get('a.b')`` of NestJS: the configuration value (`nest_config`); other calls unknown."""
-        from .nest_config import config_receiver, nest_config  # it reads objects with this module's helpers
-
         scope = self.scope
         if scope is not None and len(args) >= 1 and config_receiver(scope.facts, scope.owner, name):
             key = self.fold_tokens(args[0])
@@ -179,20 +180,6 @@ class ScriptFolder(FileFolder):
 
 
 
-def object_properties(text: str) -> dict[str, str]:
-    """The properties of an object literal as written (a shorthand property is its own value); {} for anything else."""
-    text = text.strip()
-    if not (text.startswith("{") and text.endswith("}")):
-        return {}
-    out = {}
-    for part in split_top(text[1:-1]):
-        key, sep, value = part.partition(":")
-        key = key.strip().strip("'\"")
-        if re.fullmatch(r"[A-Za-z_$][\w$]*", key):
-            out[key] = (value if sep else key).strip()
-    return out
-
-
 def _spreads_over(text: str, prop: str) -> bool:
     """An object literal that spreads another object (``{...defaults}``) where it may set ``prop``: after ``prop`` is
     written, or anywhere when it is not."""
@@ -206,37 +193,3 @@ def _spreads_over(text: str, prop: str) -> bool:
         elif part.partition(":")[0].strip().strip("'\"") == prop:
             spread = False
     return spread
-
-
-def declaring_file(files: dict[str, FileFacts], path: str, spec: str, name: str, declares, depth: int = 0
-                   ) -> tuple[str, str] | None:
-    """(file, name there) an import of ``name`` from ``spec`` reaches, ``declares(file, name)`` saying where it
-    stops: the file, or through the re-exports (``export * from``, ``export { X } from``) of barrel files
-    (``index.ts``, ``api.ts``)."""
-    target = resolve_script(files, path, spec)
-    if target is None or depth > 4:
-        return None
-    if declares(target, name):
-        return target, name
-    for imp in files[target].imports:
-        for imported, alias in imp.names if imp.reexport and imp.target.startswith(".") else ():
-            if alias == name or imported == "*":
-                found = declaring_file(files, target, imp.target, name if imported == "*" else imported, declares,
-                                       depth + 1)
-                if found is not None:
-                    return found
-    return None
-
-
-def resolve_script(files: dict[str, FileFacts], path: str, spec: str) -> str | None:
-    """The project file a relative module specifier names (extensions and ``index`` files tried)."""
-    base = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
-    for candidate in (base, *(base + ext for ext in (".ts", ".tsx", ".js", ".mjs", ".cjs", ".jsx")),
-                      *(f"{base}/index{ext}" for ext in (".ts", ".js"))):
-        if candidate in files:
-            return candidate
-    stem = re.sub(r"\.(js|mjs|cjs|jsx)$", "", base)
-    for ext in (".ts", ".tsx"):
-        if stem + ext in files:
-            return stem + ext
-    return None

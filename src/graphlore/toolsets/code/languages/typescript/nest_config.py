@@ -15,7 +15,7 @@ import re
 
 from ...model import FileFacts
 from ..folding import Folded, array_items, choice, env, unknown
-from .constants import object_properties, resolve_script
+from .sources import object_properties, resolve_script
 
 NEST_CONFIG = "@nestjs/config"
 #: ``receiver.get`` / ``receiver.getOrThrow`` as a folded call's name
