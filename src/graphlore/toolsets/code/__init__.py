@@ -27,6 +27,8 @@ The map (packages by concern; a package imports only the packages above it)::
       typescript/extract.py       one TS/JS file -> facts (exports, CommonJS)
       typescript/resolve.py       module specifiers, exports, this, constructor injection
       typescript/constants.py     TS/JS constants for folding (const strings, template literals)
+      typescript/sources.py       where TS/JS values are written: module specifiers, barrel re-exports, object literals
+      typescript/nest_config.py   NestJS ConfigService.get(...): the configuration factories ConfigModule loads
       typescript/aliases.py       tsconfig paths/baseUrl and bundler aliases: which project file a bare import names
       go/__init__.py              Go as a Language: go.mod modules, import paths as packages
       go/extract.py               one Go file -> facts (types, methods wherever declared, package values)

@@ -53,7 +53,7 @@ from dataclasses import replace
 from ..languages.folding import UNKNOWN, Folded, literal, plain, unknown
 from ..languages.java.constants import JavaFolder
 from ..languages.symbols import Bound
-from ..languages.typescript.constants import ScriptFolder, resolve_script
+from ..languages.typescript.constants import ScriptFolder, declaring_file
 from ..model import FileFacts
 from ..services.endpoints import HTTP_METHODS, Item
 from .base import Framework, Project, Reader, declared_type, item
@@ -201,7 +201,7 @@ class Generated:
         classes = {}
         for imp in bound.facts.imports:
             for name, alias in imp.names if imp.target.startswith(".") else ():
-                reached = _declaring_file(self.scripts, bound.path, imp.target, name, lambda target, cls: any(
+                reached = declaring_file(self.scripts, bound.path, imp.target, name, lambda target, cls: any(
                     sym.kind == "class" and sym.name == cls for sym in self.scripts[target].symbols)
                     and self.scripts[target].extra.get("option_methods"))
                 if reached is not None:
@@ -449,30 +449,11 @@ class Sites:
         for imp in bound.facts.imports:
             for imported, alias in imp.names:
                 if alias == name and imp.target.startswith("."):
-                    reached = _declaring_file(self.scripts, bound.path, imp.target, imported,
+                    reached = declaring_file(self.scripts, bound.path, imp.target, imported,
                                               lambda target, cls: f"{target}:{cls}" in self.entries)
                     if reached is not None:
                         return f"{reached[0]}:{reached[1]}"
         return None
-
-
-def _declaring_file(scripts: dict[str, FileFacts], path: str, spec: str, name: str, declares, depth: int = 0
-                    ) -> tuple[str, str] | None:
-    """(file, class name there) an import of ``name`` from ``spec`` reaches: the file, or through the re-exports
-    (``export * from``, ``export { X } from``) of a generated package's barrel files (``api.ts``, ``apis.ts``)."""
-    target = resolve_script(scripts, path, spec)
-    if target is None or depth > 4:
-        return None
-    if declares(target, name):
-        return target, name
-    for imp in scripts[target].imports:
-        for imported, alias in imp.names if imp.reexport and imp.target.startswith(".") else ():
-            if alias == name or imported == "*":
-                found = _declaring_file(scripts, target, imp.target, name if imported == "*" else imported, declares,
-                                        depth + 1)
-                if found is not None:
-                    return found
-    return None
 
 
 def _written_type(written: str) -> str:

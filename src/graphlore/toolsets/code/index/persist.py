@@ -151,7 +151,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: (``r.Methods(m).Path(p).Handler(h)``) are read (format 42 read none of these).
 #: 44: a shell ``NAME=value`` written before a command on its line (``QUEUE=test ./run.sh``) is no assignment a
 #: ``--set x=$NAME`` reads (format 43 listed it among the variable's candidates).
-FORMAT = 44
+#: 45: TS/JS facts record a module-level function's returned object literal (``extra["object_returns"]``): NestJS
+#: configuration factories, read for ``ConfigService.get('a.b')``.
+FORMAT = 45
 
 
 def _context(values: list) -> FileContext:

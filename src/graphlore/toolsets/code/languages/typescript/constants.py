@@ -6,7 +6,6 @@ destructured (``const { API = "http://api" } = process.env``, read as that ``??`
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 from ...model import FileFacts
@@ -24,6 +23,10 @@ from ..folding import (
     unescape,
     unknown,
 )
+from .nest_config import config_receiver, nest_config
+from .sources import declaring_file, object_properties, resolve_script
+
+__all__ = ["ScriptFolder", "declaring_file", "object_properties", "resolve_script"]
 
 _ENV_TABLE = r"(?:process\.env|import\.meta\.env|__ENV)"
 _ENV = re.compile(rf"^{_ENV_TABLE}\.([A-Za-z_]\w*)$")
@@ -120,6 +123,22 @@ class ScriptFolder(FileFolder):
                 values.append(folder.fold(arg) if folder.depth <= 8 else unknown("values refer to each other too deeply"))
         return choice(values) if values else None
 
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        """``configService.get('a.b')`` of NestJS: the configuration value (`nest_config`); other calls unknown."""
+        scope = self.scope
+        if scope is not None and len(args) >= 1 and config_receiver(scope.facts, scope.owner, name):
+            key = self.fold_tokens(args[0])
+            if not key.known:
+                return unknown(f"{name}(...) of a key that is not a constant")
+            return nest_config(self.files, scope.facts.path, key.text, self._fold_written)
+        return super().call(name, args)
+
+    def _fold_written(self, facts: FileFacts, line: int, text: str) -> Folded:
+        """An expression as a configuration factory of ``facts`` writes it at ``line``."""
+        folder = ScriptFolder(self.files, facts.path).at(facts, "", line)
+        folder.depth = self.depth + 1
+        return folder.fold(text) if folder.depth <= 8 else unknown("values refer to each other too deeply")
+
     def imported_as(self, facts: FileFacts, path: str, home: str, cls: str) -> set[str]:
         """The names a file gives class ``cls`` of file ``home`` (``{C as D}``, ``{C: D} = require``, a default
         import or ``require``'s value); ``cls`` itself through a namespace import (``new ns.C()``)."""
@@ -128,6 +147,9 @@ class ScriptFolder(FileFolder):
             if resolve_script(self.files, path, imp.target) == home:
                 names |= {cls if name == "*" else alias for name, alias in imp.names
                           if name in (cls, "default", "require", "*")}
+            elif imp.target.startswith(".") and not imp.reexport:   # through re-exporting barrel files
+                names |= {alias for name, alias in imp.names if name == cls and declaring_file(
+                    self.files, path, imp.target, name, lambda target, _: target == home) == (home, cls)}
         return names
 
     def string(self, kind: str, text: str) -> Folded:
@@ -158,20 +180,6 @@ class ScriptFolder(FileFolder):
 
 
 
-def object_properties(text: str) -> dict[str, str]:
-    """The properties of an object literal as written (a shorthand property is its own value); {} for anything else."""
-    text = text.strip()
-    if not (text.startswith("{") and text.endswith("}")):
-        return {}
-    out = {}
-    for part in split_top(text[1:-1]):
-        key, sep, value = part.partition(":")
-        key = key.strip().strip("'\"")
-        if re.fullmatch(r"[A-Za-z_$][\w$]*", key):
-            out[key] = (value if sep else key).strip()
-    return out
-
-
 def _spreads_over(text: str, prop: str) -> bool:
     """An object literal that spreads another object (``{...defaults}``) where it may set ``prop``: after ``prop`` is
     written, or anywhere when it is not."""
@@ -185,17 +193,3 @@ def _spreads_over(text: str, prop: str) -> bool:
         elif part.partition(":")[0].strip().strip("'\"") == prop:
             spread = False
     return spread
-
-
-def resolve_script(files: dict[str, FileFacts], path: str, spec: str) -> str | None:
-    """The project file a relative module specifier names (extensions and ``index`` files tried)."""
-    base = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
-    for candidate in (base, *(base + ext for ext in (".ts", ".tsx", ".js", ".mjs", ".cjs", ".jsx")),
-                      *(f"{base}/index{ext}" for ext in (".ts", ".js"))):
-        if candidate in files:
-            return candidate
-    stem = re.sub(r"\.(js|mjs|cjs|jsx)$", "", base)
-    for ext in (".ts", ".tsx"):
-        if stem + ext in files:
-            return stem + ext
-    return None

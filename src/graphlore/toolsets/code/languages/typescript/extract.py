@@ -536,6 +536,24 @@ class _Extractor(Extractor):
         ), ((outer or node).start_byte, (outer or node).end_byte))
         if body is not None and body.type == "statement_block":
             self.statements(body, sym.key)
+        if scope is None and body is not None:
+            self.object_return(sym.key, body)
+
+    def object_return(self, key: str, body: Node) -> None:
+        """``extra["object_returns"]``: a module-level function that returns one object literal (``() => ({...})``, or
+        a body whose one ``return`` gives it) -> [line, the object as written]: a configuration factory NestJS loads
+        (`constants.nest_config`)."""
+        while body.type == "parenthesized_expression" and body.named_children:
+            body = body.named_children[0]
+        if body.type == "statement_block":
+            returns = [s for s in body.named_children if s.type == "return_statement"]
+            if len(returns) != 1 or not returns[0].named_children:
+                return
+            body = returns[0].named_children[0]
+            while body.type == "parenthesized_expression" and body.named_children:
+                body = body.named_children[0]
+        if body.type == "object":
+            self.facts.extra.setdefault("object_returns", {})[key] = [body.start_point[0] + 1, text(body)]
 
     def declarator(self, node: Node, scope: str | None, exported: bool, doc_node: Node, stmt: Node) -> None:
         name_node = node.child_by_field_name("name")
