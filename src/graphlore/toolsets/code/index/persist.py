@@ -139,7 +139,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
 #: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
 #: to a function (format 39 read none of these).
-FORMAT = 40
+#: 41: a registry-resolved JAX-RS request's service is the enum argument of the call whose lambda takes its WebTarget
+#: holder; format 40 took the nearest call's before it in the method (an earlier request's, one inside the lambda).
+FORMAT = 41
 
 
 def _context(values: list) -> FileContext:
