@@ -141,7 +141,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: to a function (format 39 read none of these).
 #: 41: a registry-resolved JAX-RS request's service is the enum argument of the call whose lambda takes its WebTarget
 #: holder; format 40 took the nearest call's before it in the method (an earlier request's, one inside the lambda).
-FORMAT = 41
+#: 42: a TS/JS handler named by reference that a parameter or local of the registering function shadows is not the
+#: module's function or import of that name; format 41 followed the name outward.
+FORMAT = 42
 
 
 def _context(values: list) -> FileContext:
