@@ -143,7 +143,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: holder; format 40 took the nearest call's before it in the method (an earlier request's, one inside the lambda).
 #: 42: a TS/JS handler named by reference that a parameter or local of the registering function shadows is not the
 #: module's function or import of that name; format 41 followed the name outward.
-FORMAT = 42
+#: 43: a path-end-only client (a registry's) links only to a route whose end shares one of its literal words at the same
+#: place; format 42 let route parameters alone match (``{?}/featured`` linked to ``/items/{id}``).
+FORMAT = 43
 
 
 def _context(values: list) -> FileContext:
