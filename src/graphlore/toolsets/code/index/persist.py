@@ -145,7 +145,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: module's function or import of that name; format 41 followed the name outward.
 #: 43: a path-end-only client (a registry's) links only to a route whose end shares one of its literal words at the same
 #: place; format 42 let route parameters alone match (``{?}/featured`` linked to ``/items/{id}``).
-FORMAT = 43
+#: 44: a servlet route inherited from a project base is never filed at a private or static method of the page (it
+#: overrides nothing); format 43 filed it at a page's private method named like one the base's doGet calls.
+FORMAT = 44
 
 
 def _context(values: list) -> FileContext:
