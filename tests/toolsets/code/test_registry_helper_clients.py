@@ -95,6 +95,10 @@ public final class Pool {
     public static <R> R send(Backend backend, String resource, Function<Endpoint, R> work) {
         return work.apply(Registry.pick(backend.id(), resource));
     }
+
+    public static <R> R sendAs(Backend backend, String resource, Class<R> type, Function<Endpoint, R> work) {
+        return work.apply(Registry.pick(backend.id(), resource));
+    }
 }
 '''
 
@@ -220,6 +224,11 @@ public class Elsewhere {
         return "";
     }
 
+    public String fourth() {
+        return Pool.sendAs(Backend.CATALOG, "items", String.class,
+            ep -> Json.of(ep.base().path("featured")).get(String.class));
+    }
+
     public String noted() {
         return Pool.send(Backend.CATALOG, "items", ep -> {
             Audit.note(Backend.PAYMENTS);
@@ -253,7 +262,8 @@ def test_the_service_is_the_enum_of_the_call_that_hands_the_target_over(tmp_path
     assert got == {
         12: ("catalog", "cross_service"),   # handed over by Pool.send(Backend.CATALOG, .., ep -> ..)
         13: (None, "unresolved"),           # a list's endpoint: no call names its service
-        20: ("catalog", "cross_service"),   # Audit.note(Backend.PAYMENTS) inside the lambda names nothing
+        19: ("catalog", "cross_service"),   # the lambda is an argument the facts do not keep (the fourth)
+        25: ("catalog", "cross_service"),   # Audit.note(Backend.PAYMENTS) inside the lambda names nothing
     }
 
 

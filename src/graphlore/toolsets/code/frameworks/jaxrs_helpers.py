@@ -138,22 +138,15 @@ def argument_tree(calls: list[CallFact], owner: str, text: str, line: int):
 def named_service(jf: JavaFile, types: Types, owner: str, line: int, holder: str) -> tuple[Folded | None, str]:
     """The service the call that hands ``holder`` (the request's WebTarget holder, a lambda's parameter) over names
     by an enum argument (see the module docstring): (its value, how it was read), or (None, why not). That call is
-    the nearest one before ``line`` in ``owner`` with a lambda argument taking ``holder``: an earlier call of the
+    the nearest one before ``line`` in ``owner`` that may hand it over (`_hands_over`): an earlier call of the
     method, or one inside the lambda, names another request's service."""
     before = [c for c in jf.facts.calls if c.owner == owner and c.line <= line and c.kind == "call"]
     class_key = owner.split("#", 1)[0]
     folder = JavaFolder(types.constants, jf.facts, class_key)
-    call = next((c for c in sorted(before, key=lambda c: c.line, reverse=True)
-                 if any(holder in _lambda_parameters(arg) for arg in c.args)), None)
+    call = next((c for c in sorted(before, key=lambda c: c.line, reverse=True) if _hands_over(c, holder)), None)
     if call is None:
         return None, f"no call before it in the method hands {holder} over in a lambda"
-    named = []
-    for arg in call.args:
-        match = _ENUM_ARG.fullmatch(arg.strip())
-        fqn = folder.type_fqn(match.group(1)) if match else None
-        enum = types.pick(fqn, jf.bound) if fqn else None
-        if enum is not None and enum[0].facts.symbols[enum[1]].kind == "enum":
-            named.append((arg.strip(), *enum, match.group(2)))
+    named = _enum_args(call, folder, types, jf)
     if not named:
         return None, f"the call that hands {holder} over ({call.name} at line {call.line}) passes no enum constant " \
                      "that could name the service"
@@ -169,6 +162,30 @@ def named_service(jf: JavaFile, types: Types, owner: str, line: int, holder: str
     if not value.known or not value.text:
         return None, f"{written}'s value ({args[0]}) is not known"
     return literal(value.text), f"{written} = {args[0]} (the argument of {call.name} at line {call.line})"
+
+
+def _hands_over(call: CallFact, holder: str) -> bool:
+    """Whether ``call`` may be the one whose lambda takes ``holder``: a kept argument is such a lambda, or (no kept
+    argument a lambda) an argument is not kept (the facts keep three) and the call passes an enum constant. A call
+    with a lambda of other parameters is another request's; one with every argument kept and no such lambda is
+    made inside the lambda or before it (either way not the one)."""
+    lambdas = [_lambda_parameters(arg) for arg in call.args]
+    if any(holder in names for names in lambdas):
+        return True
+    return not any(lambdas) and call.argc > len(call.args) and any(_ENUM_ARG.fullmatch(a.strip()) for a in call.args)
+
+
+def _enum_args(call: CallFact, folder: JavaFolder, types: Types, jf: JavaFile) -> list[tuple]:
+    """The arguments of ``call`` that are constants of a project enum: (as written, its file, its index, the
+    constant)."""
+    named = []
+    for arg in call.args:
+        match = _ENUM_ARG.fullmatch(arg.strip())
+        fqn = folder.type_fqn(match.group(1)) if match else None
+        enum = types.pick(fqn, jf.bound) if fqn else None
+        if enum is not None and enum[0].facts.symbols[enum[1]].kind == "enum":
+            named.append((arg.strip(), *enum, match.group(2)))
+    return named
 
 
 def _lambda_parameters(arg: str) -> list[str]:
