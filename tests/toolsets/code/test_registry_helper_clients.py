@@ -95,6 +95,10 @@ public final class Pool {
     public static <R> R send(Backend backend, String resource, Function<Endpoint, R> work) {
         return work.apply(Registry.pick(backend.id(), resource));
     }
+
+    public static <R> R sendAs(Backend backend, String resource, Class<R> type, Function<Endpoint, R> work) {
+        return work.apply(Registry.pick(backend.id(), resource));
+    }
 }
 '''
 
@@ -195,3 +199,122 @@ def test_requests_through_a_registry_helper(tmp_path: Path):
 
 def _id(nodes, props) -> str:
     return next(n.id for n in nodes.values() if n.props is props)
+
+
+AUDIT = '''package org.demo.shop.lb;
+
+public final class Audit {
+    public static void note(Backend backend) { }
+}
+'''
+
+ELSEWHERE = '''package org.demo.shop;
+
+import java.util.List;
+import org.demo.shop.lb.Audit;
+import org.demo.shop.lb.Backend;
+import org.demo.shop.lb.Json;
+import org.demo.shop.lb.Pool;
+import org.demo.shop.lb.Endpoint;
+
+public class Elsewhere {
+    public String each(List<Endpoint> all) {
+        Pool.send(Backend.CATALOG, "items", ep -> Json.of(ep.base().path("featured")).get(String.class));
+        all.forEach(one -> Json.of(one.base().path("featured")).get(String.class));
+        return "";
+    }
+
+    public String fourth() {
+        return Pool.sendAs(Backend.CATALOG, "items", String.class,
+            ep -> Json.of(ep.base().path("featured")).get(String.class));
+    }
+
+    public String noted() {
+        return Pool.send(Backend.CATALOG, "items", ep -> {
+            Audit.note(Backend.PAYMENTS);
+            return Json.of(ep.base().path("featured")).get(String.class);
+        });
+    }
+}
+'''
+
+
+def test_the_service_is_the_enum_of_the_call_that_hands_the_target_over(tmp_path: Path):
+    """The enum argument counts only on the call whose lambda takes the request's WebTarget holder: not an earlier
+    call of the method (a list's forEach), not a call inside the lambda that passes another constant."""
+    root = write_tree(tmp_path, {
+        "catalog/pom.xml": _pom("catalog"),
+        "catalog/Dockerfile": "FROM eclipse-temurin:17\n",
+        "catalog/src/main/java/org/demo/catalog/ItemResource.java": CATALOG,
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/java/org/demo/shop/lb/Backend.java": BACKEND,
+        "shop/src/main/java/org/demo/shop/lb/Endpoint.java": ENDPOINT,
+        "shop/src/main/java/org/demo/shop/lb/Pool.java": POOL,
+        "shop/src/main/java/org/demo/shop/lb/Json.java": JSON,
+        "shop/src/main/java/org/demo/shop/lb/Audit.java": AUDIT,
+        "shop/src/main/java/org/demo/shop/Elsewhere.java": ELSEWHERE,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    got = {p["line"]: (p["target_service"], p["match"]) for p in (n.props for n in nodes.values()
+                                                                  if n.kind == "client")
+           if p["file"].endswith("Elsewhere.java")}
+    assert got == {
+        12: ("catalog", "cross_service"),   # handed over by Pool.send(Backend.CATALOG, .., ep -> ..)
+        13: (None, "unresolved"),           # a list's endpoint: no call names its service
+        19: ("catalog", "cross_service"),   # the lambda is an argument the facts do not keep (the fourth)
+        25: ("catalog", "cross_service"),   # Audit.note(Backend.PAYMENTS) inside the lambda names nothing
+    }
+
+
+PARAMETER_ONLY = '''package org.demo.catalog;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+
+@Path("/items")
+public class ItemResource {
+    @GET
+    @Path("/{id}")
+    public String one(String id) { return "{}"; }
+}
+'''
+
+ONE_CALL = '''package org.demo.shop;
+
+import org.demo.shop.lb.Backend;
+import org.demo.shop.lb.Json;
+import org.demo.shop.lb.Pool;
+
+public class CatalogGateway {
+    public String featured() {
+        return Pool.send(Backend.CATALOG, "items", ep -> Json.of(ep.base().path("featured")).get(String.class));
+    }
+
+    public String one() {
+        return Pool.send(Backend.CATALOG, "items", ep -> Json.of(ep.base().path("items").path("7")).get(String.class));
+    }
+}
+'''
+
+
+def test_a_known_end_matched_by_route_parameters_alone_is_no_link(tmp_path: Path):
+    """``{?}/featured`` against ``/items/{id}``: the parameter takes any segment, but no word of the end is the
+    route's, so nothing ties the request to it (unresolved); ``{?}/items/7`` shares ``items`` and links."""
+    root = write_tree(tmp_path, {
+        "catalog/pom.xml": _pom("catalog"),
+        "catalog/Dockerfile": "FROM eclipse-temurin:17\n",
+        "catalog/src/main/java/org/demo/catalog/ItemResource.java": PARAMETER_ONLY,
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/java/org/demo/shop/lb/Backend.java": BACKEND,
+        "shop/src/main/java/org/demo/shop/lb/Endpoint.java": ENDPOINT,
+        "shop/src/main/java/org/demo/shop/lb/Pool.java": POOL,
+        "shop/src/main/java/org/demo/shop/lb/Json.java": JSON,
+        "shop/src/main/java/org/demo/shop/CatalogGateway.java": ONE_CALL,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    got = {p["line"]: (p["target_service"], p["match"]) for p in (n.props for n in nodes.values()
+                                                                  if n.kind == "client")
+           if p["file"].endswith("CatalogGateway.java")}
+    assert got == {9: ("catalog", "unresolved"), 13: ("catalog", "cross_service")}

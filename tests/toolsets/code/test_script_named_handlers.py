@@ -131,3 +131,19 @@ def test_a_trace_from_a_client_reaches_the_handlers_body(tmp_path):
     assert "E CALLS store/app/parcels.ts#Parcels.put -> store/app/repo.ts#addParcel [static_import]" in lines
     assert any(line.startswith("E HTTP_CALLS client:PUT store /parcels/") and "route:PUT /parcels/{id}" in line
                for line in lines)
+
+
+@pytest.mark.parametrize("mount, note", [
+    ("function mount(health) {\n  app.get('/health', health);\n}\n", "a parameter shadows the function"),
+    ("function mount() {\n  const health = pick();\n  app.get('/health', health);\n}\n",
+     "a local shadows the function"),
+    ("function mount(users) {\n  app.get('/health', users.health);\n}\n", "a parameter shadows the module"),
+])
+def test_a_name_shadowed_in_the_registering_scope_is_not_the_module_function(tmp_path, mount, note):
+    routes = exposed(tmp_path, {
+        "shop/users.js": "exports.health = function (req, res) { res.send('users'); };\n",
+        "shop/server.js": (
+            "const express = require('express');\nconst users = require('./users');\nconst app = express();\n"
+            "function health(req, res) { res.send('ok'); }\nconst pick = () => (req, res) => res.send(1);\n"
+            + mount + "mount(null);\n")})
+    assert routes["GET /health"] == "shop/server.js#mount", note

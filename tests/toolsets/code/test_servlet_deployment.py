@@ -439,3 +439,49 @@ def test_an_inherited_handler_is_filed_at_the_template_method_the_servlet_overri
         ("POST", "/ui/login", f"com.acme.ui.LoginPage#{post}"),        # its own override
         ("PUT", "/ui/login", "com.acme.ui.LoginPage"),                 # reaches both: the class
     }
+
+
+PRIVATE_BASE = '''package com.acme.ui;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+public abstract class BaseServlet extends HttpServlet {
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) {
+        audit(request);
+        handleGet(request, response);
+    }
+
+    private void audit(HttpServletRequest request) { }
+
+    protected void handleGet(HttpServletRequest request, HttpServletResponse response) { }
+}
+'''
+
+PRIVATE_PAGE = '''package com.acme.ui;
+
+import jakarta.servlet.annotation.WebServlet;
+import jakarta.servlet.http.HttpServletRequest;
+
+@WebServlet("/about")
+public class AboutPage extends BaseServlet {
+    private void audit(HttpServletRequest request) { }
+}
+'''
+
+
+def test_a_private_method_of_the_page_is_no_template_method(tmp_path: Path):
+    """The base's ``doGet`` calls its own private ``audit``: the page's private ``audit`` of the same name overrides
+    nothing, so it is not the method the request is handed to (the page overrides no template method: the class)."""
+    write_tree(tmp_path, {
+        "ui/pom.xml": _pom("ui", "<build><finalName>ui</finalName></build>"),
+        "ui/Dockerfile": "FROM tomcat:10\n",
+        "ui/src/main/java/com/acme/ui/BaseServlet.java": PRIVATE_BASE,
+        "ui/src/main/java/com/acme/ui/AboutPage.java": PRIVATE_PAGE,
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    routes = {(n.props["http_method"], n.props["path_template"], n.props["handler_fqn"])
+              for n in nodes.values() if n.kind == "route"}
+    assert routes == {("GET", "/ui/about", "com.acme.ui.AboutPage")}

@@ -257,7 +257,7 @@ def _client_calls(jf: JavaFile, helpers: Helpers, types: Types) -> Iterator[Item
                       written=" + ".join(written))
         if RUNTIME_BASE in url.why and url.text.startswith(UNKNOWN) and chain[0][0] == "var" and not declared_here(
                 jf, call.owner, str(chain[0][1])):
-            service, how = named_service(jf, types, call.owner, call.line)
+            service, how = named_service(jf, types, call.owner, call.line, str(chain[0][1]))
             if service is not None:
                 client.target, client.target_source, client.path_end_only = service, "helper argument", True
             else:

@@ -9,8 +9,9 @@ calls after it are.
 
 **The service.** A request on such a ``WebTarget`` held by a name the method neither declares nor takes (a
 lambda's parameter: the callback a shared helper calls with a client it picked, ``Balancer.call(Target.ORDERS,
-"orders", c -> ...)``) names the service the nearest call before it in the method passes as an argument: an
-enum constant of a project enum, standing for its constructor's first argument (``ORDERS("orders-service")``).
+"orders", c -> ...)``) names the service the call that hands that parameter over passes as an argument (the
+nearest call before it in the method with a lambda argument taking that name; not an earlier call's, not one
+inside the lambda): an enum constant of a project enum, standing for its constructor's first argument (``ORDERS("orders-service")``).
 Only one such argument counts; none, several, or a constant without a value: no service (never a guess). Whether
 the value is one of the project's services is for the links to tell (`services.links`), which match the known
 end of the path against the ends of that service's routes.
@@ -38,6 +39,8 @@ RUNTIME_BASE = "the WebTarget comes from a project method whose object is made a
                "load balancer's client): its address is not read"
 #: an enum constant as an argument: ``Type.CONSTANT`` (the type may be qualified)
 _ENUM_ARG = re.compile(r"((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\.([A-Z][A-Z0-9_]*)")
+#: a lambda's head: ``c ->`` or ``(a, final Type b) ->``
+_LAMBDA = re.compile(r"(?:([A-Za-z_]\w*)|\(([^()]*)\))\s*->")
 
 
 @dataclass
@@ -132,35 +135,66 @@ def argument_tree(calls: list[CallFact], owner: str, text: str, line: int):
     return best[0] if len(best) == 1 else None
 
 
-def named_service(jf: JavaFile, types: Types, owner: str, line: int) -> tuple[Folded | None, str]:
-    """The service the nearest call before ``line`` in ``owner`` names by an enum argument (see the module
-    docstring): (its value, how it was read), or (None, why not)."""
+def named_service(jf: JavaFile, types: Types, owner: str, line: int, holder: str) -> tuple[Folded | None, str]:
+    """The service the call that hands ``holder`` (the request's WebTarget holder, a lambda's parameter) over names
+    by an enum argument (see the module docstring): (its value, how it was read), or (None, why not). That call is
+    the nearest one before ``line`` in ``owner`` that may hand it over (`_hands_over`): an earlier call of the
+    method, or one inside the lambda, names another request's service."""
     before = [c for c in jf.facts.calls if c.owner == owner and c.line <= line and c.kind == "call"]
     class_key = owner.split("#", 1)[0]
     folder = JavaFolder(types.constants, jf.facts, class_key)
-    for call in sorted(before, key=lambda c: c.line, reverse=True):
-        named = []
-        for arg in call.args:
-            match = _ENUM_ARG.fullmatch(arg.strip())
-            fqn = folder.type_fqn(match.group(1)) if match else None
-            enum = types.pick(fqn, jf.bound) if fqn else None
-            if enum is not None and enum[0].facts.symbols[enum[1]].kind == "enum":
-                named.append((arg.strip(), *enum, match.group(2)))
-        if not named:
-            continue
-        if len(named) > 1:
-            return None, f"the call at line {call.line} passes {len(named)} enum constants ({', '.join(n[0] for n in named)})"
-        written, bound, index, constant = named[0]
-        enum_key = bound.facts.symbols[index].key
-        sym = next((s for s in bound.facts.symbols if s.key == f"{enum_key}#{constant}"), None)
-        args = (sym.extra.get("args") or []) if sym is not None else []
-        if not args:
-            return None, f"{written} has no value that could name a service"
-        value = JavaFolder(types.constants, bound.facts, enum_key).fold(args[0])
-        if not value.known or not value.text:
-            return None, f"{written}'s value ({args[0]}) is not known"
-        return literal(value.text), f"{written} = {args[0]} (the argument of {call.name} at line {call.line})"
-    return None, "no call before it in the method passes an enum constant that could name the service"
+    call = next((c for c in sorted(before, key=lambda c: c.line, reverse=True) if _hands_over(c, holder)), None)
+    if call is None:
+        return None, f"no call before it in the method hands {holder} over in a lambda"
+    named = _enum_args(call, folder, types, jf)
+    if not named:
+        return None, f"the call that hands {holder} over ({call.name} at line {call.line}) passes no enum constant " \
+                     "that could name the service"
+    if len(named) > 1:
+        return None, f"the call at line {call.line} passes {len(named)} enum constants ({', '.join(n[0] for n in named)})"
+    written, bound, index, constant = named[0]
+    enum_key = bound.facts.symbols[index].key
+    sym = next((s for s in bound.facts.symbols if s.key == f"{enum_key}#{constant}"), None)
+    args = (sym.extra.get("args") or []) if sym is not None else []
+    if not args:
+        return None, f"{written} has no value that could name a service"
+    value = JavaFolder(types.constants, bound.facts, enum_key).fold(args[0])
+    if not value.known or not value.text:
+        return None, f"{written}'s value ({args[0]}) is not known"
+    return literal(value.text), f"{written} = {args[0]} (the argument of {call.name} at line {call.line})"
+
+
+def _hands_over(call: CallFact, holder: str) -> bool:
+    """Whether ``call`` may be the one whose lambda takes ``holder``: a kept argument is such a lambda, or (no kept
+    argument a lambda) an argument is not kept (the facts keep three) and the call passes an enum constant. A call
+    with a lambda of other parameters is another request's; one with every argument kept and no such lambda is
+    made inside the lambda or before it (either way not the one)."""
+    lambdas = [_lambda_parameters(arg) for arg in call.args]
+    if any(holder in names for names in lambdas):
+        return True
+    return not any(lambdas) and call.argc > len(call.args) and any(_ENUM_ARG.fullmatch(a.strip()) for a in call.args)
+
+
+def _enum_args(call: CallFact, folder: JavaFolder, types: Types, jf: JavaFile) -> list[tuple]:
+    """The arguments of ``call`` that are constants of a project enum: (as written, its file, its index, the
+    constant)."""
+    named = []
+    for arg in call.args:
+        match = _ENUM_ARG.fullmatch(arg.strip())
+        fqn = folder.type_fqn(match.group(1)) if match else None
+        enum = types.pick(fqn, jf.bound) if fqn else None
+        if enum is not None and enum[0].facts.symbols[enum[1]].kind == "enum":
+            named.append((arg.strip(), *enum, match.group(2)))
+    return named
+
+
+def _lambda_parameters(arg: str) -> list[str]:
+    """The parameter names of a lambda written as ``arg`` (``c -> ..``, ``(a, b) -> ..``, ``(Client c) -> ..``);
+    [] when it is no lambda."""
+    match = _LAMBDA.match(arg.strip())
+    if match is None:
+        return []
+    return [part.split()[-1] for part in (match.group(1) or match.group(2)).split(",") if part.split()]
 
 
 def declared_here(jf: JavaFile, owner: str, name: str) -> bool:

@@ -13,6 +13,10 @@ ones before it middleware), ``router.put('/packages/:id', PackageControllers.ups
   imported) or as the type a local of the registering scope or the module is made or declared with (``const ctl =
   new UserController()``). Inherited methods are not followed.
 
+A name a parameter or local of the registering function (or of a function around it) binds shadows the module's
+and the imports: only a local's class is followed then (``function mount(health) { app.get('/h', health) }`` names
+whatever the caller passes, not the module's ``health``).
+
 Anything else (``this.x``, a call such as ``asyncHandler(fn)``, a library's middleware, a function of another
 microservice, an argument beyond the three a call site keeps) names no handler: the registering symbol stays the
 route's handler, as before (never a guess).
@@ -51,32 +55,37 @@ class ScriptHandlers:
         return found
 
     def _function(self, bound: Bound, owner: str, name: str) -> Found | None:
-        for scope in ([owner] if owner else []) + [None]:
+        for scope in [*_scopes(owner), None]:
             index = _declared(bound, scope, name, _CALLABLE)
             if index is not None:
                 return bound, index
+            if scope is not None and _binds(bound, scope, name):   # a parameter or local shadows what is outside
+                return None
         imported = self._imported(bound, name)
         return imported if imported is not None and imported[0].sym(imported[1]).kind in _CALLABLE else None
 
     def _member(self, bound: Bound, owner: str, head: str, name: str) -> Found | None:
         if head == "this":
             return None
-        cls = self._class(bound, owner, head)
+        shadowed = any(_binds(bound, scope, head) for scope in _scopes(owner))   # then only a local's class counts
+        cls = self._class(bound, owner, head, named=not shadowed)
         if cls is not None:
             cls_bound, index = cls
             method = cls_bound.by_key.get(f"{cls_bound.sym(index).key}.{name}")
             return (cls_bound, method) if method is not None else None
-        module = self._namespace(bound, head)
+        module = self._namespace(bound, head) if not shadowed else None
         if module is None:
             return None
         found = self._exported(module, name)
         return found if found is not None and found[0].sym(found[1]).kind in _CALLABLE else None
 
-    def _class(self, bound: Bound, owner: str, name: str, typed: bool = True) -> Found | None:
-        index = _declared(bound, None, name, {"class"})
+    def _class(self, bound: Bound, owner: str, name: str, typed: bool = True, named: bool = True) -> Found | None:
+        """The project class ``name`` stands for: a class of the module or imported (unless ``named`` is False: a
+        local of that name shadows them), else the one class a local of that name is made or declared with."""
+        index = _declared(bound, None, name, {"class"}) if named else None
         if index is not None:
             return bound, index
-        imported = self._imported(bound, name)
+        imported = self._imported(bound, name) if named else None
         if imported is not None:
             return imported if imported[0].sym(imported[1]).kind == "class" else None
         if not typed:
@@ -132,3 +141,19 @@ def _declared(bound: Bound, scope: str | None, name: str, kinds: set[str] | froz
     found = [i for i in bound.children.get(scope or "", []) if bound.sym(i).name == name
              and (kinds is None or bound.sym(i).kind in kinds)]
     return found[0] if len(found) == 1 else None
+
+
+def _scopes(owner: str) -> list[str]:
+    """The registering function and the functions around it, innermost first (``a.b`` -> ``["a.b", "a"]``)."""
+    parts = owner.split(".") if owner else []
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+def _binds(bound: Bound, scope: str, name: str) -> bool:
+    """Whether ``name`` is a parameter or a local of the function ``scope`` (a destructured or defaulted parameter
+    counts by every name written in it: a shadow is never followed outward)."""
+    if name in bound.facts.locals.get(scope, {}):
+        return True
+    index = bound.by_key.get(scope)
+    params = bound.sym(index).params if index is not None else ()
+    return any(name in re.findall(r"[A-Za-z_$][\w$]*", written) for written, _ in params)

@@ -101,13 +101,14 @@ def _routes(jf: JavaFile, types: Types, index: int, patterns: list[tuple[str, Fo
 
 def _template(bound: Bound, index: int, base: Bound, member: int) -> int:
     """The method of the servlet class (``index`` in ``bound``) that an inherited handler (``member`` of ``base``)
-    hands the request to: the one method of the class's own that the handler calls unqualified (or on ``this``),
-    directly or through the base's other methods it calls (a template method: ``doGet`` calls
-    ``handleGet``, which the page overrides). None or several: the class itself (``index``)."""
+    hands the request to: the one method of the class's own that the handler calls unqualified (or on ``this``) and
+    that overrides the base's (a private or static one overrides nothing, nor is a base's private one overridden),
+    directly or through the base's other methods it calls (a template method: ``doGet`` calls ``handleGet``, which
+    the page overrides). None or several: the class itself (``index``)."""
     own = {}
     for i in bound.members(bound.facts.symbols[index].key):
         sym = bound.facts.symbols[i]
-        if sym.kind == "method" and "abstract" not in sym.modifiers:
+        if sym.kind == "method" and not {"abstract", "private", "static"} & set(sym.modifiers):   # overrides
             own.setdefault(sym.name, []).append(i)
     found: set[int] = set()
     seen: set[int] = set()
@@ -122,11 +123,13 @@ def _template(bound: Bound, index: int, base: Bound, member: int) -> int:
         for call in base.facts.calls:
             if call.owner != key or call.receiver not in (None, ["this"]):
                 continue
-            if call.name in own:
+            mine = [i for i, sym in enumerate(base.facts.symbols) if sym.parent == base_class and sym.kind == "method"
+                    and sym.name == call.name]
+            private = bool(mine) and all("private" in base.facts.symbols[i].modifiers for i in mine)
+            if call.name in own and not private:   # a private method of the base is its own: never overridden
                 found.update(own[call.name])
             else:   # the base's own method, not overridden here: what it calls
-                todo += [(i, level + 1) for i, sym in enumerate(base.facts.symbols)
-                         if sym.parent == base_class and sym.kind == "method" and sym.name == call.name]
+                todo += [(i, level + 1) for i in mine]
     return next(iter(found)) if len(found) == 1 else index
 
 

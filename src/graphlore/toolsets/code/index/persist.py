@@ -153,7 +153,15 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``--set x=$NAME`` reads (format 43 listed it among the variable's candidates).
 #: 45: TS/JS facts record a module-level function's returned object literal (``extra["object_returns"]``): NestJS
 #: configuration factories, read for ``ConfigService.get('a.b')``.
-FORMAT = 45
+#: 46: a registry-resolved JAX-RS request's service is the enum argument of the call whose lambda takes its WebTarget
+#: holder; format 45 took the nearest call's before it in the method (an earlier request's, one inside the lambda).
+#: 46: a TS/JS handler named by reference that a parameter or local of the registering function shadows is not the
+#: module's function or import of that name; format 45 followed the name outward.
+#: 46: a path-end-only client (a registry's) links only to a route whose end shares one of its literal words at the same
+#: place; format 45 let route parameters alone match (``{?}/featured`` linked to ``/items/{id}``).
+#: 46: a servlet route inherited from a project base is never filed at a private or static method of the page (it
+#: overrides nothing); format 45 filed it at a page's private method named like one the base's doGet calls.
+FORMAT = 46
 
 
 def _context(values: list) -> FileContext:

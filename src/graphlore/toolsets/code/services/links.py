@@ -20,7 +20,8 @@ link to the service itself that names the path it does not serve (never dropped,
 service answers that path without a route (``served`` items: an nginx location serving files): ``unresolved``. A client
 whose path or service is not known: ``unresolved``, with the reason on the client. A client path that is
 not known at all (no known segment) is never matched. A client whose path's beginning is not known (a registry's
-client, `Item.path_end_only`) matches its known end against the ends of the service's routes: one best fit links,
+client, `Item.path_end_only`) matches its known end against the ends of the service's routes that share one of its
+literal words at the same place (route parameters alone tie nothing): one best fit links,
 none or several leave it unresolved. A client whose URL has several values has one match for
 itself and its edges: the least certain among the values that link (``unresolved`` only when none does), its
 detail naming the values that do not link.
@@ -639,9 +640,9 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
 def _link_end(node: GraphNode, item: Item, target: Target, template: str,
               http_by_service: dict[str, list[tuple[GraphNode, Item]]]) -> tuple[str, str | None, list[GraphEdge]]:
     """A client whose path's beginning is not known (`Item.path_end_only`): the known end of its path (after the
-    unknown segments it starts with) against the same number of last segments of each route of the service. One
-    route fits best: linked; none, or several equally: unresolved, saying so (neither ``no_route`` nor
-    ``ambiguous``: what the beginning holds is not known)."""
+    unknown segments it starts with) against the same number of last segments of each route of the service that has
+    one of its literal words at the same place. One route fits best: linked; none, or several equally: unresolved,
+    saying so (neither ``no_route`` nor ``ambiguous``: what the beginning holds is not known)."""
     service = target.service
     parts = segments(template)
     while parts and segment_kind(parts[0]) == "unknown":
@@ -652,9 +653,10 @@ def _link_end(node: GraphNode, item: Item, target: Target, template: str,
     ends = []
     for route, route_item in http_by_service.get(service or "", []):
         route_parts = segments(route_item.path.text) if route_item.path is not None else []
-        if len(route_parts) >= len(parts) and "**" not in route_parts and _method_fits(item.http_method,
-                                                                                       route_item.http_method):
-            ends.append((route, replace(route_item, path=Folded("/" + "/".join(route_parts[-len(parts):]), True))))
+        tail = route_parts[-len(parts):]
+        if len(route_parts) >= len(parts) and "**" not in route_parts and _method_fits(
+                item.http_method, route_item.http_method) and _shares_a_word(parts, tail):
+            ends.append((route, replace(route_item, path=Folded("/" + "/".join(tail), True))))
     fits = _fits(item.http_method, end, ends)
     if not fits:
         return "unresolved", f"no route of {service} ends with {end} (the path's beginning is not known)", []
@@ -671,6 +673,12 @@ def _link_end(node: GraphNode, item: Item, target: Target, template: str,
                                      "service_matched_by": target.how, "partial_path": True, "path_end": end,
                                      "route_template": route_item.path.text if route_item.path else None,
                                      "route_method": route_item.http_method}})]
+
+
+def _shares_a_word(client: list[str], route: list[str]) -> bool:
+    """Whether a literal segment of a path's known end is the route's at the same place: route parameters alone
+    (``{?}/featured`` against ``/items/{id}``) take any word, so they tie nothing to the route."""
+    return any(c == r and segment_kind(c) == "literal" for c, r in zip(client, route, strict=True))
 
 
 # -- through a proxy --------------------------------------------------------------------------------------------
