@@ -139,7 +139,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
 #: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
 #: to a function (format 39 read none of these).
-FORMAT = 40
+#: 41: a C# helper method some subclass overrides is no longer folded at its calls (the base's value was a guess);
+#: a Kiota adapter given several ``setBaseUrl`` before a root's construction is a choice, not the last line's.
+FORMAT = 41
 
 
 def _context(values: list) -> FileContext:

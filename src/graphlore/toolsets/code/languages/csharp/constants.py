@@ -393,8 +393,22 @@ class CSharpFolder(Folder):
         if len(found) != 1:
             return None   # none, or an overload (one key holds every overload's returns)
         sym, facts = found[0]
+        if _overridden(self.constants, sym, reader):
+            return None   # a subclass's override may run instead: which class's is not read
         return self.returned_by(CSharpFolder(self.constants, facts, sym.parent or ""), facts, sym, args)
 
+
+def _overridden(constants: CSharpConstants, method: SymbolFact, reader: FileContext | None) -> bool:
+    """Whether ``method`` is ``virtual``/``abstract``/``override`` and another method of its name in code ``reader``'s
+    process runs is an ``override`` (``Root()`` called in a base class runs the subclass's ``Root`` on its objects)."""
+    if not {"virtual", "abstract", "override"} & set(method.modifiers):
+        return False
+    for other, facts in constants.methods.get(method.name, ()):
+        where = constants.context_of.get(facts.path)
+        if other is not method and "override" in other.modifiers and (
+                reader is None or where is None or reaches(reader, where)):
+            return True
+    return False
 
 # ---- the type an expression makes (frameworks read a message's or request's type with it) ----
 
