@@ -140,7 +140,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
 #: to a function (format 39 read none of these).
 #: 41: a C# helper method some subclass overrides is no longer folded at its calls (the base's value was a guess);
-#: a Kiota adapter given several ``setBaseUrl`` before a root's construction is a choice, not the last line's.
+#: a Kiota adapter given several ``setBaseUrl`` before a root's construction is a choice, not the last line's;
+#: C# facts record the local functions of members (``extra["local_functions"]``), which hide a helper of that name.
 FORMAT = 41
 
 

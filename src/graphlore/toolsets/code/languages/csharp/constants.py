@@ -368,10 +368,15 @@ class CSharpFolder(Folder):
         (`Folder.returned_by`). ``M(..)``/``this.M(..)`` is the method of the class around the call (or a class
         around that); ``T.M(..)``, ``Outer.Inner.M(..)`` or a namespace-qualified name, a static method of that
         type in code the caller's process runs. None (the result unknown) when the name is a variable's, names no
-        method or several (an overload: which one runs is not read), or its returns are not read."""
+        method or several (an overload: which one runs is not read), a local function or delegate variable around
+        the call is the one called, a subclass overrides it, or its returns are not read."""
         head, _, method = name.removeprefix("this.").rpartition(".")
         if head and "." not in head and self.scope is not None and self.declared_type(head):
             return None   # a method of a variable's object: which class's is not read here
+        if not name.startswith("this.") and not head and self.scope is not None and (self.declared_type(method) or any(
+                first <= self.scope.line <= last
+                for first, last in self.facts.extra.get("local_functions", {}).get(method, ()))):
+            return None   # a local function or a delegate variable of that name hides the method
         reader = self.constants.context_of.get(self.facts.path)
         found = []
         for sym, facts in self.constants.methods.get(method, ()):
