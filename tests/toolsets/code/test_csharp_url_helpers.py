@@ -108,3 +108,77 @@ def test_a_url_returned_by_a_helper_method_is_folded_at_each_call(tmp_path: Path
     assert (clients["Loop"]["target_url"], clients["Loop"]["unresolved_reason"]) == ("{?}", "the result of Deep(...)")
     # two overloads share one name: which one runs is not read
     assert clients["Overloaded"]["unresolved_reason"] == "the result of Routes.Pick(...)"
+
+
+BASE_CLIENT = """using System.Net.Http;
+
+namespace Shop.Web
+{
+    public class ApiClient
+    {
+        protected readonly HttpClient _http;
+        protected virtual string Root() => "http://catalog";
+        public async Task<string> Fetch() => await _http.GetStringAsync(Root() + "/items");
+        private string Fixed() => "http://catalog";
+        public async Task<string> Sealed() => await _http.GetStringAsync(Fixed() + "/items");
+    }
+}
+"""
+SUB_CLIENT = """namespace Shop.Web
+{
+    public class OrdersClient : ApiClient
+    {
+        protected override string Root() => "http://orders";
+    }
+}
+"""
+
+
+def test_a_virtual_helper_a_subclass_overrides_stays_unknown(tmp_path: Path):
+    """``Root()`` called in a base class runs the subclass's override on its objects: the base's value would be a
+    guess for every subclass (a method nothing overrides is folded as before)."""
+    tree = write_tree(tmp_path / "shop", {
+        "web/web.csproj": WEB, "web/ApiClient.cs": BASE_CLIENT, "web/OrdersClient.cs": SUB_CLIENT})
+    nodes, _ = CodeGraph.build(tree).snapshot()
+    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n.props for n in nodes.values() if n.kind == "client"}
+    assert (clients["Fetch"]["target_url"], clients["Fetch"]["unresolved_reason"]) == (
+        "{?}/items", "the result of Root(...)")
+    assert clients["Sealed"]["target_url"] == "http://catalog/items"
+
+
+SHADOWED = """using System;
+using System.Net.Http;
+
+namespace Shop.Web
+{
+    public class Client
+    {
+        private readonly HttpClient _http;
+        private static string Build(string path) => "http://catalog/" + path;
+
+        public async Task<string> Local()
+        {
+            string Build(string path) => "http://orders/" + path;
+            return await _http.GetStringAsync(Build("items"));
+        }
+
+        public async Task<string> Delegate()
+        {
+            Func<string, string> Build = p => "http://orders/" + p;
+            return await _http.GetStringAsync(Build("items"));
+        }
+
+        public async Task<string> Plain() => await _http.GetStringAsync(Build("items"));
+    }
+}
+"""
+
+
+def test_a_local_function_or_delegate_of_the_helpers_name_hides_it(tmp_path: Path):
+    """``Build(..)`` inside a method declaring a local function or a delegate variable ``Build`` calls that one, not
+    the class's method (whose URL would be a guess there); elsewhere in the class the method is folded."""
+    tree = write_tree(tmp_path / "shop", {"web/web.csproj": WEB, "web/Client.cs": SHADOWED})
+    nodes, _ = CodeGraph.build(tree).snapshot()
+    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n.props for n in nodes.values() if n.kind == "client"}
+    assert clients["Local"]["target_url"] == clients["Delegate"]["target_url"] == "{?}"
+    assert clients["Plain"]["target_url"] == "http://catalog/items"

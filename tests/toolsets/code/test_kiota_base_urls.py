@@ -191,6 +191,19 @@ TWICE = HEADER + '''    public CatalogClient one() {
     }
 }
 '''
+#: the catalog adapter given its base in two branches: either may run
+BRANCHED = HEADER + '''    @Bean
+    public CatalogClient catalogClient() {
+        RequestAdapter adapter = new OkHttpRequestAdapter(null);
+        if (System.getenv("LOCAL") != null) {
+            adapter.setBaseUrl("http://orders:8080");
+        } else {
+            adapter.setBaseUrl("http://catalog:5000");
+        }
+        return new CatalogClient(adapter);
+    }
+}
+'''
 COMPOSE = '''services:
   ui:
     build: ./ui
@@ -273,3 +286,12 @@ def test_a_property_without_a_value_anywhere_leaves_the_base_unknown(tmp_path):
     found = _calls(tmp_path, files)
     assert found["product"]["match"] == "unresolved" and "shop.endpoints.catalog" in found["product"][
         "unresolved_reason"]
+
+
+@pytest.mark.slow
+def test_an_adapter_given_its_base_in_two_branches_has_both_never_the_last_line(tmp_path):
+    """Two ``setBaseUrl`` before the construction (an ``if``/``else``): either may be the one the root carries, so
+    the base is not the later line's."""
+    found = _calls(tmp_path, _tree(BRANCHED))
+    assert found["product"]["base_url"] != "http://catalog:5000"
+    assert found["product"]["match"] != "cross_service"

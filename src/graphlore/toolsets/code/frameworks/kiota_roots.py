@@ -4,8 +4,8 @@ Kiota's root client (``new CatalogClient(adapter)``) takes its base URL from the
 (``adapter.setBaseUrl(endpoint)``), else sets the generated default itself. A service with several root clients
 gives each its own adapter, so the base is traced per construction of the root, outside generated code:
 
-- the adapter is a local the constructing method gives a ``setBaseUrl(...)`` before the construction (or a local
-  made by one of the forms below);
+- the adapter is a local the constructing method gives a ``setBaseUrl(...)`` before the construction (several, as in
+  an ``if``/``else``: each a value, branches are not read; or a local made by one of the forms below);
 - the adapter is made by a method of the same class (``new CatalogClient(adapter(this.props.getCatalog()))``,
   ``this.adapter(url)``): that method's ``setBaseUrl(...)`` on a request adapter, a parameter of it bound to what
   the construction passes (folded there: its constants, locals, ``@Value`` fields, ``@ConfigurationProperties``
@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..languages.folding import Folded, split_top, unknown
+from ..languages.folding import Folded, choice, split_top, unknown
 from ..languages.java.constants import JavaFolder
 from ..languages.symbols import Bound
 from ..model import CallFact, SymbolFact
@@ -85,11 +85,14 @@ class KiotaRoots:
             return unknown(f"the request adapter given to {at} is not traced")
         set_here = [c for c in bound.facts.calls if c.owner == call.owner and c.name == "setBaseUrl" and c.args
                     and c.receiver == ["name", expr] and c.line <= call.line]
-        if set_here:   # the last one before the construction is the one it carries
-            last = max(set_here, key=lambda c: c.line)
-            return file.fold(last.args[0], call.owner.partition("#")[0], call.owner, last.line)
-        assigned = [v for line, values in bound.facts.extra.get("assigns", {}).get(call.owner, {}).get(expr, [])
-                    if line <= call.line for v in values]
+        assigns = [(line, values) for line, values in
+                   bound.facts.extra.get("assigns", {}).get(call.owner, {}).get(expr, []) if line <= call.line]
+        made_at = max((line for line, _ in assigns), default=0)
+        set_here = [c for c in set_here if c.line >= made_at]   # those on the adapter the construction is given
+        if set_here:   # each one may be the one it carries (branches are not read): several are a choice
+            values = [file.fold(c.args[0], call.owner.partition("#")[0], call.owner, c.line) for c in set_here]
+            return values[0] if len(values) == 1 else choice(values)
+        assigned = [v for _, values in assigns for v in values]
         if len(assigned) == 1:
             return self._given(file, call, assigned[0].strip(), root, depth + 1)
         owner = bound.facts.symbols[bound.by_key[call.owner]] if call.owner in bound.by_key else None

@@ -161,7 +161,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: place; format 45 let route parameters alone match (``{?}/featured`` linked to ``/items/{id}``).
 #: 46: a servlet route inherited from a project base is never filed at a private or static method of the page (it
 #: overrides nothing); format 45 filed it at a page's private method named like one the base's doGet calls.
-FORMAT = 46
+#: 47: a C# helper method some subclass overrides is no longer folded at its calls (the base's value was a guess);
+#: a Kiota adapter given several ``setBaseUrl`` before a root's construction is a choice, not the last line's;
+#: C# facts record the local functions of members (``extra["local_functions"]``), which hide a helper of that name.
+FORMAT = 47
 
 
 def _context(values: list) -> FileContext:

@@ -368,10 +368,15 @@ class CSharpFolder(Folder):
         (`Folder.returned_by`). ``M(..)``/``this.M(..)`` is the method of the class around the call (or a class
         around that); ``T.M(..)``, ``Outer.Inner.M(..)`` or a namespace-qualified name, a static method of that
         type in code the caller's process runs. None (the result unknown) when the name is a variable's, names no
-        method or several (an overload: which one runs is not read), or its returns are not read."""
+        method or several (an overload: which one runs is not read), a local function or delegate variable around
+        the call is the one called, a subclass overrides it, or its returns are not read."""
         head, _, method = name.removeprefix("this.").rpartition(".")
         if head and "." not in head and self.scope is not None and self.declared_type(head):
             return None   # a method of a variable's object: which class's is not read here
+        if not name.startswith("this.") and not head and self.scope is not None and (self.declared_type(method) or any(
+                first <= self.scope.line <= last
+                for first, last in self.facts.extra.get("local_functions", {}).get(method, ()))):
+            return None   # a local function or a delegate variable of that name hides the method
         reader = self.constants.context_of.get(self.facts.path)
         found = []
         for sym, facts in self.constants.methods.get(method, ()):
@@ -393,8 +398,22 @@ class CSharpFolder(Folder):
         if len(found) != 1:
             return None   # none, or an overload (one key holds every overload's returns)
         sym, facts = found[0]
+        if _overridden(self.constants, sym, reader):
+            return None   # a subclass's override may run instead: which class's is not read
         return self.returned_by(CSharpFolder(self.constants, facts, sym.parent or ""), facts, sym, args)
 
+
+def _overridden(constants: CSharpConstants, method: SymbolFact, reader: FileContext | None) -> bool:
+    """Whether ``method`` is ``virtual``/``abstract``/``override`` and another method of its name in code ``reader``'s
+    process runs is an ``override`` (``Root()`` called in a base class runs the subclass's ``Root`` on its objects)."""
+    if not {"virtual", "abstract", "override"} & set(method.modifiers):
+        return False
+    for other, facts in constants.methods.get(method.name, ()):
+        where = constants.context_of.get(facts.path)
+        if other is not method and "override" in other.modifiers and (
+                reader is None or where is None or reaches(reader, where)):
+            return True
+    return False
 
 # ---- the type an expression makes (frameworks read a message's or request's type with it) ----
 

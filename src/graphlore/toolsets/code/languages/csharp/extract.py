@@ -167,6 +167,9 @@ class _Extractor(Extractor):
                     if text(target).rsplit(".", 1)[-1].strip() == "DefaultApiVersion"]
         if defaults:
             self.facts.extra["default_api_versions"] = defaults
+        shadows = local_function_names(root)
+        if shadows:   # a call of one of these names inside a method may be the local function, not a method
+            self.facts.extra["local_functions"] = shadows
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -457,6 +460,26 @@ def returned_values(root: Node) -> list[tuple[str, Node]]:
                 out.append(("return", node.named_children[0]))
         stack.extend(node.named_children)
     return out
+
+
+def local_function_names(root: Node) -> dict[str, list[list[int]]]:
+    """Each local function's name -> the lines (first, last) of the members declaring one (``string Url(string p)
+    => ..;`` in a method body): an unqualified call of that name there runs the local function, not a method."""
+    found: dict[str, list[list[int]]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "local_function_statement":
+            member = node.parent
+            while member is not None and member.type not in _FUNCTIONS - {"local_function_statement",
+                                                                            "lambda_expression",
+                                                                            "anonymous_method_expression"}:
+                member = member.parent
+            if member is not None:
+                found.setdefault(text(node.child_by_field_name("name")), []).append(
+                    [member.start_point[0] + 1, member.end_point[0] + 1])
+        stack.extend(node.named_children)
+    return found
 
 
 def _registration(node: Node) -> tuple[str, str] | None:
