@@ -139,7 +139,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: folded at its calls) and ``DefaultApiVersion`` assignments; ASP.NET ``{version:apiVersion}`` routes are served
 #: at their API versions; a Compose override file's service is its base file's; Express route chains and routers passed
 #: to a function (format 39 read none of these).
-FORMAT = 40
+#: 41: a Ruby ``require``/``require_relative`` is an import only, not a call: format 40 also stored it as a top-level
+#: call, so a file that only required others was marked ``top_level_code`` and held the required paths as words.
+FORMAT = 41
 
 
 def _context(values: list) -> FileContext:
