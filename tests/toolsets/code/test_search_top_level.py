@@ -1,6 +1,6 @@
 """Code search over top-level code and past a crowd of declarations: a file's top-level statements (a TS or JS
-module's setup, a Python module's wiring, C# top-level statements, a Go package ``var`` initialiser) are words of
-the file's symbol, which then ranks as code; and the page is filled with code however many declarations outrank
+module's setup, a Python module's wiring, C# top-level statements, a PHP or Ruby script's statements) are words
+of the file's symbol, which then ranks as code; and the page is filled with code however many declarations outrank
 it (they stay listed after it)."""
 
 from __future__ import annotations
