@@ -141,7 +141,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: to a function (format 39 read none of these).
 #: 41: a Ruby ``require``/``require_relative`` is an import only, not a call: format 40 also stored it as a top-level
 #: call, so a file that only required others was marked ``top_level_code`` and held the required paths as words.
-FORMAT = 41
+#: 42: Yarn's own files (``.yarn/``, ``.pnp.cjs``, ``.pnp.loader.mjs``) are not read (format 41 indexed its release).
+FORMAT = 42
 
 
 def _context(values: list) -> FileContext:
