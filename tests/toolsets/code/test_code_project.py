@@ -149,6 +149,23 @@ def test_walk_skips_output_dependencies_and_virtualenvs(tmp_path):
     assert sorted(scan(root).sources) == ["app/main.py", "web/app.tsx"]
 
 
+def test_walk_skips_yarn_s_own_files(tmp_path):
+    """Yarn (Berry) keeps its release, plugins, editor SDKs and unplugged packages in ``.yarn/`` and writes the Plug'n'Play
+    loader ``.pnp.cjs``/``.pnp.loader.mjs``: bundled tool code, never the project's (a release is megabytes whose
+    top-level code would be searched as a module's)."""
+    root = write(tmp_path / "p", {
+        "package.json": '{"name": "shop"}\n',
+        ".yarn/releases/yarn-4.1.0.cjs": "module.exports = require('x');\n",
+        ".yarn/plugins/@yarnpkg/plugin-workspace-tools.cjs": "module.exports = {};\n",
+        ".yarn/sdks/typescript/lib/tsserver.js": "require('typescript');\n",
+        ".pnp.cjs": "module.exports = {};\n",
+        ".pnp.loader.mjs": "export {};\n",
+        "src/cart.ts": "export const cart = 1;\n",
+        "src/.prettierrc.js": "module.exports = {};\n",
+    })
+    assert sorted(scan(root).sources) == ["src/.prettierrc.js", "src/cart.ts"]
+
+
 def test_python_module_names_follow_package_folders(tmp_path):
     root = write(tmp_path / "proj", {
         "src/pkg/__init__.py": "",

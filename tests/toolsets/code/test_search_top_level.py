@@ -1,6 +1,6 @@
 """Code search over top-level code and past a crowd of declarations: a file's top-level statements (a TS or JS
-module's setup, a Python module's wiring, C# top-level statements, a Go package ``var`` initialiser) are words of
-the file's symbol, which then ranks as code; and the page is filled with code however many declarations outrank
+module's setup, a Python module's wiring, C# top-level statements, a PHP or Ruby script's statements) are words
+of the file's symbol, which then ranks as code; and the page is filled with code however many declarations outrank
 it (they stay listed after it)."""
 
 from __future__ import annotations
@@ -95,3 +95,23 @@ def test_the_page_is_code_however_many_declarations_outrank_it(tmp_path, runtime
     listed = run(runtime, tree, "search", query="cart price discount", kind="symbol", limit=30).results
     kinds = [h.node.symbol_kind for h in listed]
     assert kinds.index("method") < kinds.index("field")
+
+
+def test_a_ruby_require_is_an_import_not_top_level_code(tmp_path, runtime):
+    """``require``/``require_relative`` load a file (the index reads them as imports): a Ruby file whose only
+    top-level lines are requires has no top-level code (it stays a declaration, and the required paths are not
+    words of its text), while a file that runs something at top level has some."""
+    tree = write_tree(tmp_path / "tree", {
+        "Gemfile": "",
+        "lib/ledger.rb": ("require 'bigdecimal'\nrequire_relative 'sprocket_rounding'\n\n"
+                          "class Ledger\n  def total\n    0\n  end\nend\n"),
+        "config/boot.rb": "require 'bundler'\n\nLedgerQueue.configure_server(concurrency: 'five workers')\n",
+    })
+    run(runtime, tree, "index", embed=False)
+    files = {h.file: h.id for h in run(runtime, tree, "find", kind="symbol",
+                                                filter={"symbol_kind": "file"}).results}
+    said = {file: run(runtime, tree, "describe", id=node).attributes.get("top_level_code") for file, node in files.items()}
+    assert said == {"lib/ledger.rb": None, "config/boot.rb": True}
+    assert not run(runtime, tree, "search", query="sprocket rounding", kind="symbol").results
+    assert [h.node.file for h in run(runtime, tree, "search", query="five workers", kind="symbol").results] == \
+        ["config/boot.rb"]

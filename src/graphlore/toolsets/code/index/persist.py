@@ -164,7 +164,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 47: a C# helper method some subclass overrides is no longer folded at its calls (the base's value was a guess);
 #: a Kiota adapter given several ``setBaseUrl`` before a root's construction is a choice, not the last line's;
 #: C# facts record the local functions of members (``extra["local_functions"]``), which hide a helper of that name.
-FORMAT = 47
+#: 48: a Ruby ``require``/``require_relative`` is an import only, not a call: format 47 also stored it as a top-level
+#: call, so a file that only required others was marked ``top_level_code`` and held the required paths as words.
+#: 48: Yarn's own files (``.yarn/``, ``.pnp.cjs``, ``.pnp.loader.mjs``) are not read (format 47 indexed its release).
+FORMAT = 48
 
 
 def _context(values: list) -> FileContext:

@@ -2,7 +2,7 @@
 and settings files that shape its layout, and the folders a language marks as packages.
 
 The walk skips VCS folders, build output, dependency folders (Composer's ``vendor`` with its ``autoload.php``
-too, Bundler's ``vendor/bundle``) and virtual environments, and never follows a symlinked folder. Nothing here parses source code.
+too, Bundler's ``vendor/bundle``, Yarn's own ``.yarn``) and virtual environments, and never follows a symlinked folder. Nothing here parses source code.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ SKIP_DIRS = frozenset({
     "target", "build", "dist", "out", ".next", ".nuxt", ".svelte-kit", ".turbo", ".cache", "coverage",
     "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     ".eggs", "site-packages", "htmlcov", ".terraform",
+    ".yarn",   # Yarn's own release, plugins, editor SDKs and unplugged packages: bundled tool code, not the project's
 })
 #: Symfony's routing configuration (``config/routes.yaml``, ``config/routes/*.yaml``): where controllers' routes are
 #: imported, under which prefix (`frameworks.php_web`)

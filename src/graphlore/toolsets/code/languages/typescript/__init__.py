@@ -27,7 +27,7 @@ LANGUAGE = Language(
     # tests, Cypress component tests, and the configuration of test runners (it drives tests, it serves nothing)
     test_files=re.compile(r".*\.(test|spec|cy)\.[cm]?[jt]sx?$|"
                           r"(cypress|playwright|jest|vitest|karma|wdio|nightwatch)\.conf(ig)?(\.[\w-]+)?\.[cm]?[jt]s$"),
-    skip_suffixes=(".min.js", ".d.ts", ".bundle.js"),
+    skip_suffixes=(".min.js", ".d.ts", ".bundle.js", ".pnp.cjs", ".pnp.loader.mjs"),  # .pnp: Yarn writes them
     builds=(builds.NPM, builds.PNPM),
     alias_files=aliases.ALIAS_FILE,
     read_aliases=aliases.read_aliases,
