@@ -142,7 +142,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 41: a Kubernetes env ``secretKeyRef``/``envFrom secretRef`` is a service's value, with the Secret's key (its Helm
 #: value, the ``--set`` and the shell assignment behind it; a CSI SecretProviderClass's store object): format 40 said
 #: nothing of them.
-FORMAT = 41
+#: 42: Python, Go and TS/JS files record their functions' returned values (``assigns[fn]["return"]``), read where a
+#: URL built by a helper function (or a Java static method of another class) is folded: format 41 had none.
+FORMAT = 42
 
 
 def _context(values: list) -> FileContext:
