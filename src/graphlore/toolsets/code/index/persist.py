@@ -167,7 +167,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 48: a Ruby ``require``/``require_relative`` is an import only, not a call: format 47 also stored it as a top-level
 #: call, so a file that only required others was marked ``top_level_code`` and held the required paths as words.
 #: 48: Yarn's own files (``.yarn/``, ``.pnp.cjs``, ``.pnp.loader.mjs``) are not read (format 47 indexed its release).
-FORMAT = 48
+#: 49: Python, Go and TS/JS files record their functions' returned values (``assigns[fn]["return"]``), read where a
+#: URL built by a helper function (or a Java static method of another class) is folded: format 48 had none.
+FORMAT = 49
 
 
 def _context(values: list) -> FileContext:

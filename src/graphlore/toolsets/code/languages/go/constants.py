@@ -212,7 +212,25 @@ class GoFolder(Folder):
         folded = [self.fold_tokens(a) for a in args]
         if name == "fmt.Sprintf" and folded:
             return printf(folded[0], folded[1:], "sdv", "fmt.Sprintf")
-        return unknown(f"the result of {name}(...)")
+        found = self.helper(name, args)
+        return found if found is not None else unknown(f"the result of {name}(...)")
+
+    def helper(self, name: str, args: list[list[tuple[str, str]]]) -> Folded | None:
+        """``f(..)`` / ``pkg.F(..)``: what a function of this package or of an imported package of the project
+        returns (its first result), its parameters bound to the arguments (`Folder.returned_by`). None (the
+        result unknown) when the name is no such function (a method of a value is not read here)."""
+        head, dot, function = name.rpartition(".")
+        package = self._qualifier(head) if dot else self.package
+        if dot and (package is None or "." in head) or self.local(head or function) is not None:
+            return None
+        found = self.values.functions.get(package or "", {}).get(function)
+        if found is None:
+            return None
+        facts, key, _ = found
+        sym = next((s for s in facts.symbols if s.key == key), None)
+        if sym is None or any(p.startswith("...") or t.startswith("...") for p, t in sym.params):
+            return None
+        return self.returned_by(type(self)(self.values, package or "", facts), facts, sym, args)
 
 
 #: calls that read an environment variable

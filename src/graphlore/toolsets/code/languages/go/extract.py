@@ -176,7 +176,7 @@ class _Extractor(Extractor):
                 self.values(node)
         self.calls(root)
         self.locals(root)
-        self.record_values(self.assignment_pairs(root))
+        self.record_values(self.assignment_pairs(root) + returned_values(root))
         self.assigned(root)
         self.sends(root)
         self.tables(root)
@@ -531,3 +531,27 @@ def _go_outer_call(node: Node) -> Node | bool | None:
     if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
         return node.parent.parent or False
     return None
+
+
+def returned_values(root: Node) -> list[tuple[str, Node]]:
+    """("return", first value) for each ``return x`` / ``return x, err`` of a function or method's own body (not
+    one of a function literal inside it), which `folding` reads as the function's value where a call of it is
+    folded (a URL built by a helper)."""
+    out: list[tuple[str, Node]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type != "return_statement" or not node.named_children:
+            continue
+        around = node.parent
+        while around is not None and around.type not in ("function_declaration", "method_declaration", "func_literal"):
+            around = around.parent
+        if around is None or around.type == "func_literal":
+            continue
+        value = node.named_children[0]
+        if value.type == "expression_list":
+            value = value.named_children[0] if value.named_children else None
+        if value is not None:
+            out.append(("return", value))
+    return out

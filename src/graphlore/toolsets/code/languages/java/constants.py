@@ -87,6 +87,10 @@ class JavaConstants:
         #: interface fqn -> method without parameters -> (its type, its ``@WithDefault``), for ``@ConfigMapping``
         methods: dict[str, dict[str, tuple[str, str | None]]] = {}
         key_names: dict[tuple[str, str], str] = {}
+        #: type fqn -> (its file, its key there, its methods): a static helper ``T.m(..)`` is looked up here
+        self.members: dict[str, tuple[FileFacts, str, list[SymbolFact]]] = {}
+        #: type fqns more than one file declares methods of
+        self.shared_types: set[str] = set()
         #: method name -> whether code outside tests calls a method so named (any language; False: tests only)
         self.called_outside_tests: dict[str, bool] = {}
         for bound in table.files.values():
@@ -115,6 +119,13 @@ class JavaConstants:
                     methods.setdefault(owner, {})[sym.name] = (sym.type, default)
                     if named:
                         key_names[(owner, sym.name)] = named
+                if sym.kind == "method" and sym.parent in bound.by_key:
+                    owner = bound.fqns[bound.by_key[sym.parent]]
+                    held = self.members.setdefault(owner, (bound.facts, sym.parent or "", []))
+                    if held[0] is bound.facts:
+                        held[2].append(sym)
+                    else:   # two files (two services) declare the type: whose method runs is not read
+                        self.shared_types.add(owner)
                 if sym.kind in ("class", "interface", "enum", "record", "annotation"):
                     self.types.add(fqn)
                     config = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "ConfigurationProperties"),
@@ -364,7 +375,11 @@ class JavaFolder(Folder):
             found = self.returned(method, args)
             if found is not None:
                 return found
-        elif "." not in head or field:
+        elif not field and not self.variable_type(head.partition(".")[0]) and self.local(head) is None:
+            found = self.static_helper(head, method, args)
+            if found is not None:
+                return found
+        if dot and head != "this" and ("." not in head or field):
             if method == "get" and len(args) == 1 and not field:
                 found = self.map_get(head, args[0])
                 if found is not None:
@@ -507,6 +522,17 @@ class JavaFolder(Folder):
             return None
         bindings = tuple((param, self.fold_tokens(arg)) for (param, _), arg in zip(found[0].params, args, strict=True))
         return choice([self.fold_in(Scope(facts, found[0].key, line, bindings), exprs) for line, exprs in entries])
+
+    def static_helper(self, owner: str, method: str, args: list[list[tuple[str, str]]]) -> Folded | None:
+        """``T.m(..)`` / ``Outer.Inner.m(..)``: what the project type's one method so named returns, its parameters
+        bound to the arguments (`Folder.returned_by`). None (the result unknown) when ``owner`` is no project type,
+        the type declares no such method or several (an overload: which one runs is not read)."""
+        fqn = self.type_fqn(owner)
+        facts, class_key, members = self.constants.members.get(fqn or "", (None, "", []))
+        found = [s for s in members if s.name == method]
+        if facts is None or len(found) != 1 or fqn in self.constants.shared_types:
+            return None
+        return self.returned_by(JavaFolder(self.constants, facts, class_key), facts, found[0], args)
 
     def method_of_string(self, template: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
         if method == "formatted":

@@ -244,7 +244,31 @@ class PythonFolder(FileFolder):
             return found
         if name == "str" and len(args) == 1:
             return self.fold_tokens(args[0])
-        return unknown(f"the result of {name}(...)")
+        found = self.helper(name, args)
+        return found if found is not None else unknown(f"the result of {name}(...)")
+
+    def helper(self, name: str, args: list[list[tuple[str, str]]]) -> Folded | None:
+        """``f(..)`` / ``module.f(..)``: what a module-level function of the project returns (this module's, or one
+        imported by name or through its module), its parameters bound to the arguments (`Folder.returned_by`).
+        None (the result unknown) when the name is no such function, the module defines it twice, or a keyword or
+        starred argument is passed (how it binds is not read)."""
+        if any(len(arg) > 1 and arg[1] == ("other", "=") or arg[0][1] in ("*", "**") for arg in args):
+            return None
+        key, there = self.key, name
+        facts = self.files.get(key)
+        if facts is None:
+            return None
+        if "." in name or not any(s.name == name and s.kind == "function" and not s.parent for s in facts.symbols):
+            where = self.imported(facts, key, name)
+            if where is None:
+                return None
+            key, there = where
+            facts = self.files.get(key)
+        found = [s for s in facts.symbols if s.name == there and s.kind == "function" and not s.parent] \
+            if facts is not None else []
+        if len(found) != 1:
+            return None
+        return self.returned_by(type(self)(self.files, key), facts, found[0], args)
 
     def method_of_string(self, template: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
         """``"http://{}/x".format(host)``: positional ``{}`` / ``{0}`` and keyword ``{name}`` fields."""

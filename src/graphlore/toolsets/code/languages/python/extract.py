@@ -332,7 +332,7 @@ class _Extractor(Extractor):
             if found is not None:
                 self.facts.calls.append(found)
         self.locals(root)
-        self.record_values(self.assignment_pairs(root) + self.keyed_pairs(root))
+        self.record_values(self.assignment_pairs(root) + self.keyed_pairs(root) + returned_values(root))
         return self.finish(root)
 
     def keyed_pairs(self, root: Node) -> list[tuple[Node | str, Node]]:
@@ -407,3 +407,16 @@ def _string_key(node: Node) -> str | None:
 def extract(path: str, src: bytes) -> FileFacts:
     """The facts of one Python file (pure: depends only on ``path`` and ``src``)."""
     return _Extractor(path, src).run()
+
+
+def returned_values(root: Node) -> list[tuple[str, Node]]:
+    """("return", value) for each ``return x`` of a function or method (the innermost ``def`` around it owns it),
+    which `folding` reads as the function's value where a call of it is folded (a URL built by a helper)."""
+    out: list[tuple[str, Node]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement" and node.named_children:
+            out.append(("return", node.named_children[0]))
+        stack.extend(node.named_children)
+    return out

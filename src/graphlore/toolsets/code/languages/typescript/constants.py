@@ -178,6 +178,36 @@ class ScriptFolder(FileFolder):
     def unknown_name(self, name: str) -> Folded:
         return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
 
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        found = self.helper(name, args)
+        return found if found is not None else super().call(name, args)
+
+    def helper(self, name: str, args: list[list[tuple[str, str]]]) -> Folded | None:
+        """``f(..)``, ``ns.f(..)``, ``Cls.m(..)``: what a top-level function (or ``const f = (..) => ..``) or a static
+        method of a class of the project returns, in this file or imported by name or as a namespace (``import *
+        as ns``), its parameters bound to the arguments (`Folder.returned_by`). None (the result unknown) when the
+        name is a local's, no such function, or an instance method (which object's is not read)."""
+        facts = self.files.get(self.key)
+        first, dot, rest = name.partition(".")
+        if facts is None or self.local(first) is not None or any(a and a[0][1] == "..." for a in args):
+            return None
+        key, there = self.key, name
+        if not any(s.name == first and not s.parent for s in facts.symbols):
+            where = self.imported(facts, self.key, first)
+            if where is not None and where[1] == "*":   # import * as ns: ns.f
+                key, there = where[0], rest
+            elif where is not None:
+                key, there = where[0], where[1] + (dot + rest)
+            else:
+                return None
+        home = self.files.get(key)
+        found = [s for s in home.symbols if s.key == there and (
+            s.kind == "function" and not s.parent or s.kind == "method" and "static" in s.modifiers)] \
+            if home is not None else []
+        if len(found) != 1:
+            return None
+        return self.returned_by(type(self)(self.files, key), home, found[0], args)
+
 
 
 def _spreads_over(text: str, prop: str) -> bool:

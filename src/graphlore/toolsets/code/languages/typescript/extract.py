@@ -636,7 +636,7 @@ class _Extractor(Extractor):
             self.facts.extra["default_call"] = self.default_call
         self.calls(root)
         self.locals(root)
-        self.record_values(self.assignment_pairs(root))
+        self.record_values(self.assignment_pairs(root) + returned_values(root))
         self.env_destructures(root)
         self.hook_results(root)
         if b"method" in self.src:
@@ -884,3 +884,37 @@ def _destructured(prop: Node) -> tuple[str | None, str, Node | None]:
                 value.child_by_field_name("left").type == "identifier":
             return text(key), text(value.child_by_field_name("left")), value.child_by_field_name("right")
     return None, "", None
+
+
+#: functions a ``return`` may belong to
+_FUNCTION_NODES = frozenset({"function_declaration", "generator_function_declaration", "method_definition",
+                             "arrow_function", "function_expression", "function", "generator_function"})
+
+
+def _named(function: Node) -> bool:
+    """Whether a function node is one the file declares by name (a declaration, a method, ``const f = () => ..``),
+    whose returns are its symbol's; a callback passed to a call is not."""
+    return function.type in ("function_declaration", "generator_function_declaration", "method_definition") or \
+        function.parent is not None and function.parent.type == "variable_declarator"
+
+
+def returned_values(root: Node) -> list[tuple[str, Node]]:
+    """("return", value) for each ``return x`` of a named function or method's own body and each expression body of
+    a named arrow function (``const url = (b) => `${b}/x```); one of a callback inside is not its function's.
+    `folding` reads them as the function's value where a call of it is folded (a URL built by a helper)."""
+    out: list[tuple[str, Node]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type == "arrow_function" and _named(node):
+            body = node.child_by_field_name("body")
+            if body is not None and body.type != "statement_block":
+                out.append(("return", body))
+        elif node.type == "return_statement" and node.named_children:
+            around = node.parent
+            while around is not None and around.type not in _FUNCTION_NODES:
+                around = around.parent
+            if around is not None and _named(around):
+                out.append(("return", node.named_children[0]))
+    return out
