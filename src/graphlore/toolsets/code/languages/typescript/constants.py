@@ -124,14 +124,16 @@ class ScriptFolder(FileFolder):
         return choice(values) if values else None
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
-        """``configService.get('a.b')`` of NestJS: the configuration value (`nest_config`); other calls unknown."""
+        """``configService.get('a.b')`` of NestJS: the configuration value (`nest_config`); a project helper's
+        returned value (`helper`); other calls unknown."""
         scope = self.scope
         if scope is not None and len(args) >= 1 and config_receiver(scope.facts, scope.owner, name):
             key = self.fold_tokens(args[0])
             if not key.known:
                 return unknown(f"{name}(...) of a key that is not a constant")
             return nest_config(self.files, scope.facts.path, key.text, self._fold_written)
-        return super().call(name, args)
+        found = self.helper(name, args)
+        return found if found is not None else super().call(name, args)
 
     def _fold_written(self, facts: FileFacts, line: int, text: str) -> Folded:
         """An expression as a configuration factory of ``facts`` writes it at ``line``."""
@@ -177,10 +179,6 @@ class ScriptFolder(FileFolder):
 
     def unknown_name(self, name: str) -> Folded:
         return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
-
-    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
-        found = self.helper(name, args)
-        return found if found is not None else super().call(name, args)
 
     def helper(self, name: str, args: list[list[tuple[str, str]]]) -> Folded | None:
         """``f(..)``, ``ns.f(..)``, ``Cls.m(..)``: what a top-level function (or ``const f = (..) => ..``) or a static
