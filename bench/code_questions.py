@@ -1309,6 +1309,55 @@ PLANS = {
     "tw-29": lambda a: top_symbols(a, "pass the signed-in user name to backend services", "Tailwind.Traders.WebBff"),
     "tw-30": lambda a: search_everywhere(a, "classify an uploaded image with the machine learning model"),
     "tw-31": lambda a: search_everywhere(a, "choose the recommended products"),
+
+    # go-random-chat (minghsu0107/go-random-chat, eighteenth blind set, session 11): written from the questions' words
+    # and SKILL.md after the key's commit, before any run; services as the questions name them, which is each one's
+    # cobra subcommand, its pkg/<svc> folder and (but for chat, whose compose service is random-chat) its compose
+    # service. SKILL.md splits one Go module into services only by a Dockerfile that builds a subfolder's package, and
+    # both Dockerfiles here build ./randomchat.go (one binary, one subcommand per service), so the index may hold one
+    # service (go-random-chat, go.mod's last element): then these plans measure that miss
+    "rc-01": lambda a: callers_of_route(a, "user.UserService/GetUser", 2, "user"),
+    "rc-02": lambda a: callers_of_route(a, "forwarder.ForwardService/RegisterChannelSession", 2, "forwarder"),
+    "rc-03": lambda a: callers_of_route(a, "chat.UserService/AddUserToChannel", 2, "chat"),
+    "rc-04": lambda a: consumers_of_producers(a, "chat"),
+    "rc-05": lambda a: callers_of_route(a, "GET /api/user/me", 2, "user"),
+    "rc-06": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 12)]})(
+        top_symbols(a, "text message sent on the chat websocket broadcast", "chat")["nodes"]),
+    "rc-07": lambda a: (lambda route: {"paths": [a.upstream(route, 3) + downstream(a, route, 4)]})(
+        a.route_named("chat", "CreateChannel")),
+    "rc-08": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 8)]})(
+        top_symbols(a, "check session cookie", "match")["nodes"]),
+    "rc-09": lambda a: (lambda route: {"paths": [a.upstream(route, 4) + downstream(a, route, 3)]})(
+        a.route_named("forwarder", "Register")),
+    "rc-10": lambda a: callers_of_route(a, "user.UserService/GetUserIdBySession", 4, "user"),
+    "rc-11": lambda a: callers_of_route(a, "chat.ChannelService/CreateChannel", 4, "chat"),
+    "rc-12": lambda a: callers_of_route(a, "forwarder.ForwardService/RemoveChannelSession", 4, "forwarder"),
+    "rc-13": lambda a: calls_from(a, "match"),
+    "rc-14": lambda a: calls_from(a, "chat"),
+    "rc-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.kind == "async" and x.match in ("cross_service", "intra_service")]},
+    "rc-16": lambda a: (lambda drawn: {"services": sorted(
+        s.name for s in a("find", kind="microservice", filter={"deployable": True}, limit=100).results
+        if s.name not in {x.source for x in drawn.links if x.kind in ("http", "grpc") and x.target in drawn.services
+                          and x.target != x.source})})(a("service_map")),
+    "rc-17": lambda a: {"routes": served_endpoints(a, "chat", grpc=False)},
+    "rc-18": lambda a: {"routes": a.routes("chat", framework="grpc")},
+    "rc-19": lambda a: {"routes": served_endpoints(a, "uploader", grpc=False)},
+    "rc-20": lambda a: {**config_of_clients(a, "match", target_service="chat"), **describe_named(a, "chat", "microservice")},
+    "rc-21": lambda a: service_config_and_code(a, "user", "gRPC server port"),
+    "rc-22": lambda a: service_config_and_code(a, "uploader", "authorise upload for a channel header"),
+    "rc-23": lambda a: {**describe_named(a, "chat", "microservice"),
+                        **config_by_search(a, "Kafka topic subscriber id for forwarded messages", "chat")},
+    "rc-24": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "web", "match": ["cross_service", "ambiguous", "no_route"]}, limit=50).results
+        if c.file and c.file.endswith(".go")]},
+    "rc-25": lambda a: client_callers_of_route(a, "GET /api/user/oauth2/google/callback", "user"),
+    "rc-26": lambda a: {"found": [r for r in served_endpoints(a, "forwarder", grpc=False) if not r.endswith(" /metrics")]},
+    "rc-27": lambda a: direct_calls(a, "uploader", "chat"),
+    "rc-28": lambda a: grpc_routes_named(a, "delete"),
+    "rc-29": lambda a: search_everywhere(a, "create chat channel access token"),
+    "rc-30": lambda a: search_everywhere(a, "pair two waiting users for a random chat"),
+    "rc-31": lambda a: top_symbols(a, "per-channel upload rate limit", "uploader"),
 }
 
 
