@@ -1358,6 +1358,48 @@ PLANS = {
     "rc-29": lambda a: search_everywhere(a, "create chat channel access token"),
     "rc-30": lambda a: search_everywhere(a, "pair two waiting users for a random chat"),
     "rc-31": lambda a: top_symbols(a, "per-channel upload rate limit", "uploader"),
+    # yas (nashtech-garage/yas, seventeenth blind set, session 11): written from the questions' words and SKILL.md after
+    # the key's commit, before any run (run with --system-dir yas=/tmp/yas); services as SKILL.md names them: the
+    # spring.application.name (product, location, order, ...), else the Maven artifactId (storefront-bff,
+    # backoffice-bff), the package.json name (storefront, backoffice); paths as the questions write them (context path
+    # first: /product/backoffice/...)
+    "ys-01": lambda a: callers_of_route(a, "PUT /product/backoffice/products/subtract-quantity", 2, "product"),
+    "ys-02": lambda a: {"nodes": [n for r in a("find", kind="route", filter={"microservice": "location"}, limit=500).results
+                                  if "/storefront/addresses" in r.label for n in a.upstream(r.id, 2)]},
+    "ys-03": lambda a: callers_of_service(a, "media", 2),
+    "ys-04": lambda a: callers_of_route(a, "GET /customer/storefront/customer/profile", 2, "customer"),
+    "ys-05": lambda a: callers_of_route(a, "GET /product/storefront/products-es/{productId}", 2, "product"),
+    "ys-06": lambda a: {"paths": [downstream(a, a.one("POST /payment/capture", "payment", "route"), 8)]},
+    "ys-07": lambda a: {"paths": [downstream(a, search_route(a, "product change event sync Elasticsearch index", "search"), 8)]},
+    "ys-08": lambda a: {"paths": [downstream(a, a.one("POST /order/storefront/orders", "order", "route"), 8)]},
+    "ys-09": lambda a: {"paths": [downstream(a, search_route(a, "customer posts a rating", "rating"), 10)]},
+    "ys-10": lambda a: callers_of_route(a, "GET /location/storefront/addresses/{id}", 3, "location"),
+    "ys-11": lambda a: callers_of_route(a, "PUT /product/backoffice/products/update-quantity", 3, "product"),
+    "ys-12": lambda a: callers_of_route(a, "PUT /order/storefront/orders/status", 3, "order"),
+    "ys-13": lambda a: calls_from(a, "order"),
+    "ys-14": leaves,
+    "ys-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "ys-16": lambda a: pairs_by_kind(a, "product", ("async",), "from"),
+    "ys-17": lambda a: {"routes": served_endpoints(a, "cart")},
+    "ys-18": lambda a: {"routes": served_endpoints(a, "tax")},
+    "ys-19": lambda a: {"routes": served_endpoints(a, "payment", grpc=False)},
+    "ys-20": lambda a: config_of_clients(a, "order", target_service="tax"),
+    "ys-21": lambda a: {**describe_named(a, "media", "microservice"), **config_of_routes(a, "media")},
+    "ys-22": lambda a: {**describe_route_named(a, "storefront-bff", "/api/"), **describe_named(a, "nginx", "microservice"),
+                        **describe_named(a, "cart", "microservice")},
+    "ys-23": lambda a: {**describe_route_named(a, "storefront-bff", "/api/promotion"),
+                        **describe_route_named(a, "backoffice-bff", "/api/promotion")},
+    "ys-24": lambda a: direct_calls(a, "product", "rating"),
+    "ys-25": lambda a: {"found": calls_to(a, "delivery")["pairs"]},
+    "ys-26": lambda a: {"found": [p.id for p in a("find", kind="producer", filter={"microservice": "product"},
+                                                  limit=5).results]},
+    "ys-27": lambda a: {"found": callers_of(a, "TaxService.getTaxPercentByAddress", "order")["nodes"]},
+    "ys-28": lambda a: {"found": [r.id for bff in ("storefront-bff", "backoffice-bff")
+                                  for r in a("find", kind="route", filter={"microservice": bff}, limit=500).results
+                                  if "/api/payment" in r.label]},
+    "ys-29": lambda a: top_symbols(a, "sign the webhook payload before sending it", "webhook"),
+    "ys-30": lambda a: search_everywhere(a, "decrease product stock quantities when an order is placed"),
+    "ys-31": lambda a: top_symbols(a, "find products similar to a given product", "recommendation"),
 }
 
 
