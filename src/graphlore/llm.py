@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 from graphlore.config import ENV_PREFIX, Settings
 from graphlore.endpoint import JsonEndpoint
 from graphlore.errors import ConfigError, ProviderError
+
+log = logging.getLogger("graphlore.llm")
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,9 @@ JUDGE_SYSTEM = (
     '{"id": null, "reason": "<one sentence>"} when no candidate fits. Never pick one that only partly fits.'
 )
 
+#: What a judge's answer holds; other keys are dropped with a warning.
+JUDGE_KEYS = frozenset({"id", "reason"})
+
 
 def judge(llm: LLM, request: str, choices: Sequence[Choice], *, task: str = "", max_tokens: int = 200) -> Verdict:
     """Ask ``llm`` which of ``choices`` answers ``request``, or none.
@@ -206,6 +212,9 @@ def judge(llm: LLM, request: str, choices: Sequence[Choice], *, task: str = "", 
         except ProviderError:
             problem = "it was not a JSON object"
             continue
+        if isinstance(reply, dict) and (extra := sorted(set(reply) - JUDGE_KEYS)):
+            # a model adds ``confidence`` or ``changes`` unasked: never a reason to refuse its choice
+            log.warning("the LLM (%s) answered keys a judgement does not have, ignored: %s", llm.name, ", ".join(extra))
         picked = reply.get("id") if isinstance(reply, dict) else None
         reason = str(reply.get("reason", "")) if isinstance(reply, dict) else ""
         if picked is None:

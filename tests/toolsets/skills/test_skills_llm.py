@@ -4,6 +4,7 @@ the MCP client's model through sampling, asked directly (handshake-era sessions)
 
 from __future__ import annotations
 
+import json
 import time
 
 import mcp_types as types
@@ -173,6 +174,21 @@ def test_unusable_answers_are_asked_again_once_then_the_calibrated_judge_decides
     assert problem in prompts(seen)[1] and out.judge.fallback.startswith("the LLM's answers were unusable twice")
     without_llm = run(runtime, "search_skills", query=query)  # the same library, no LLM configured
     assert without_llm.judge.kind == "calibrated" and without_llm.skill.skill_id == reset
+
+
+def test_extra_keys_in_the_judges_answer_are_ignored_with_a_warning(settings, embedder, caplog):
+    # issue 24 item 5: unknown extra keys in LLM output are ignored with a warning, the judge's answer included
+    def answer(path, body):
+        picked = json.loads(fake_model_answer(body["messages"][-1]["content"]))
+        text = json.dumps({**picked, "confidence": 0.9, "changes": []})
+        return 200, {"choices": [{"message": {"role": "assistant", "content": text}}]}
+
+    with json_endpoint(answer) as (url, seen):
+        runtime = judging_runtime(settings, embedder, url)
+        reset = run(runtime, "create_skill", skill=RESET).skill_id
+        out = run(runtime, "search_skills", query="help me reset my password please")
+    assert out.judge.kind == "llm" and out.skill.skill_id == reset and len(seen) == 1  # used, not asked again
+    assert "ignored: changes, confidence" in caplog.text
 
 
 # -- an LLM outage never breaks search ------------------------------------------------------------------
