@@ -374,6 +374,8 @@ class _Extractor(Extractor):
         for node, _tag, owner in self.owned(root, "(assignment_expression) @set"):
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
+            if owner is not None and (handler := self.subscribed(node, owner)) is not None:
+                calls.append(handler)
             prop = text(left).rsplit(".", 1)[-1] if left is not None else ""
             if prop not in ("BaseAddress", "Address") or right is None or right.type not in _CREATIONS:
                 continue   # ``new Uri(x)`` or the target-typed ``new(x)``
@@ -397,6 +399,25 @@ class _Extractor(Extractor):
             self.facts.extra["generic_calls"] = generic
         if initialised:
             self.facts.extra["initialised"] = initialised
+
+    def subscribed(self, node: Node, owner: str) -> CallFact | None:
+        """A method group subscribed to an event (``processor.Received += OnMessage``, ``+= this.OnError``,
+        ``+= handlers.OnTick``) as a method reference (kind ``ref``): the event runs it later, so a trace from
+        the subscribing code reaches it. ``-=`` unsubscribes (runs nothing); a lambda's calls are read as its
+        own; a right side the resolver finds no method for (``total += step``) draws no edge."""
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        right = node.child_by_field_name("right")
+        if operator != "+=" or right is None or right.type not in ("identifier", "member_access_expression"):
+            return None
+        line = node.start_point[0] + 1
+        if right.type == "identifier":
+            return CallFact(owner, text(right), None, -1, line, "ref")
+        name = _plain(text(right.child_by_field_name("name")))
+        obj = right.child_by_field_name("expression")
+        keyword = next((c.type for c in right.children if c.type in ("this", "base")), None)
+        if obj is None and keyword is not None:
+            return CallFact(owner, name, [keyword], -1, line, "ref")
+        return CallFact(owner, name, self.receiver(obj), -1, line, "ref") if obj is not None else None
 
     def record_made(self, pairs: list[tuple[Node, Node]]) -> None:
         """Variables assigned new objects, as ``extra["made"]``: owner key -> name -> ``[[line, [type, ...]]]``
