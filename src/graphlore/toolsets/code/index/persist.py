@@ -171,7 +171,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: URL built by a helper function (or a Java static method of another class) is folded: format 48 had none.
 #: 50: C# records a method group subscribed to an event (``processor.Received += OnMessage``) as a method reference
 #: of the subscribing method (a CALLS edge to the handler): format 49 had no edge, so a trace stopped there.
-FORMAT = 50
+#: 51: Compose files that write Compose's merge tags (``!override``, ``!reset``) are read (format 50 read none of
+#: such a file), and an override beside a file that ``include:``s others gives their services its environment.
+FORMAT = 51
 
 
 def _context(values: list) -> FileContext:

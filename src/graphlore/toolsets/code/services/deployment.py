@@ -220,6 +220,8 @@ class Reader:
         self.artifact_dockerfiles: dict[str, str] = {}   # image -> the Dockerfile its artifact names
         self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
         self.dotenv: dict[str, dict[str, str]] = {}   # folder -> its ``.env``'s values (what Compose reads)
+        #: Compose file -> the Compose files its top-level ``include:`` brings into its project
+        self.compose_includes: dict[str, list[str]] = {}
         self.files: list[str] = []
         #: chart templates that render to no YAML with any set of values (or do not parse) -> why
         self.unreadable: dict[str, str] = {}
@@ -245,7 +247,7 @@ class Reader:
             text = _read(self.root / rel)
             if "{{" in text:
                 continue   # a template of something else
-            if "services:" not in text and "kind:" not in text and "artifacts:" not in text:
+            if not any(word in text for word in ("services:", "kind:", "artifacts:", "include:")):
                 continue
             before = len(self.units) + self._read_docs + len(self.artifacts)
             for doc, lines in documents(text):
@@ -372,6 +374,8 @@ class Reader:
 
     def _doc(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         kind = doc.get("kind")
+        if isinstance(doc.get("include"), list) and kind is None:
+            self.compose_includes[rel] = compose_includes(doc["include"], rel)
         if isinstance(doc.get("services"), dict) and kind is None:
             self._compose(doc["services"], rel, lines)
         elif kind in WORKLOADS:
@@ -913,7 +917,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                                                  None)
         if service is not None:
             owner[index] = service
-    _merged_compose(reader.units, owner)
+    _merged_compose(reader.units, owner, reader.compose_includes)
     for index, unit in enumerate(reader.units):
         if unit.kind != "k8s-service":
             continue
@@ -995,15 +999,44 @@ _K6_ENV = re.compile(r"""(?:^|\s)(?:-e|--env)[=\s]\s*(?:"(\w+)=([^"]*)"|'(\w+)=(
 _ENV_PAIR = re.compile(r"""(\w+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s\\]|\\.)*))""")
 
 
-def _merged_compose(units: list[Unit], owner: dict[int, str]) -> None:
+def compose_includes(entries: list, rel: str) -> list[str]:
+    """The Compose files a top-level ``include:`` of the file at ``rel`` names (``- ../a/compose.yaml``, ``- path:
+    ../a/compose.yaml`` or a list of paths), relative to the root; a path Compose would fetch (``oci://``, a Git
+    URL) is not a file of the tree."""
+    base = PurePosixPath(rel).parent
+    out: list[str] = []
+    for entry in entries:
+        paths = entry.get("path") if isinstance(entry, dict) else entry
+        for path in [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []:
+            if isinstance(path, str) and "://" not in path and not path.startswith("git@"):
+                out.append(_folder(base, path))
+    return out
+
+
+def _project_folders(file: str, includes: dict[str, list[str]]) -> set[str]:
+    """The folders of the Compose projects a file's services run in: its own, and that of every file that includes
+    it (``include:``, through included files too): an override beside the including file applies to them."""
+    folders, seen, todo = set(), set(), [file]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        folders.add(PurePosixPath(current).parent.as_posix())
+        todo += [including for including, included in includes.items() if current in included]
+    return folders
+
+
+def _merged_compose(units: list[Unit], owner: dict[int, str], includes: dict[str, list[str]]) -> None:
     """Compose merges the files of one project folder (``docker-compose.yml`` with ``docker-compose.override.yml``,
-    or ``-f`` another beside it): a service of one file found no service by itself (an override that sets only
-    ``environment`` or ``ports``) is the service its name has in another Compose file of that folder, when that
-    one is a service of the project (one, not several)."""
+    or ``-f`` another beside it), the services of the files an ``include:`` there names among them: a service of
+    one file found no service by itself (an override that sets only ``environment`` or ``ports``) is the service its
+    name has in another Compose file of that project, when that one is a service of the project (one, not several)."""
     found: dict[tuple[str, str], set[str]] = {}
     for index, unit in enumerate(units):
         if unit.kind == "compose" and index in owner:
-            found.setdefault((PurePosixPath(unit.file).parent.as_posix(), unit.name), set()).add(owner[index])
+            for folder in _project_folders(unit.file, includes):
+                found.setdefault((folder, unit.name), set()).add(owner[index])
     for index, unit in enumerate(units):
         if unit.kind == "compose" and index not in owner:
             services = found.get((PurePosixPath(unit.file).parent.as_posix(), unit.name), set())

@@ -8,6 +8,12 @@ ones dashed and labelled so, as are ``no_route`` ones (a service called at a pat
 project service their host names (which of its routes is not known), else to the outside name they use
 (``api.example.com (outside)``), or to ``?`` when even that is unknown, labelled with what they ask for. With a focus service, only the services within ``depth`` links of it (either direction)
 are drawn.
+
+A client or producer in a **library** (a microservice that is not deployable: its code runs inside whichever
+service calls it) is drawn from each deployable service whose code reaches the symbol that makes it through calls
+(`library_users`: the calls followed back, through the library's own methods, at most `CALLER_DEPTH` deep; test
+code left out), so an arrow names the service that runs the request; where no deployable service's call reaches
+it, the arrow stays the library's (who runs it is not known).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from graphlore.store import Store
 
 #: labels listed on one arrow before "+N more"
 LABELS_PER_ARROW = 4
+#: calls followed back from a library's client to the services that run it
+CALLER_DEPTH = 8
 
 
 @dataclass
@@ -37,8 +45,10 @@ class Arrow:
 
 def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
     """Every microservice and every arrow between them (see the module docstring)."""
-    services = sorted(node.name for node in store.iter_nodes("microservice"))
+    microservices = list(store.iter_nodes("microservice"))
+    services = sorted(node.name for node in microservices)
     known = set(services)
+    deployable = {node.name for node in microservices if node.props.get("deployable", True)}
     gateways = [n for n in store.iter_nodes("route") if n.props.get("forward")]  # a gateway's routes call too
     callers = list(store.iter_nodes("client")) + list(store.iter_nodes("producer")) + gateways
     by_key: dict[tuple[str, str, str, str], Arrow] = {}
@@ -48,6 +58,7 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
         if label not in arrow.labels:
             arrow.labels.append(label)
 
+    users = library_users(store, [c for c in callers if c.kind != "route"], deployable)
     links = store.edges_of([n.id for n in callers], direction="out", types=["HTTP_CALLS", "GRPC_CALLS", "ASYNC_CALLS"])
     targets = {n.id: n for n in store.get_nodes(list({e.dst for e in links.edges}))}
     linked: dict[str, list] = defaultdict(list)
@@ -67,25 +78,62 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
                     f"{p['label']} (gateway)")
             continue
         kind = ("grpc" if p.get("grpc") else "http") if caller.kind == "client" else "async"
+        sources = users.get(caller.id) or [p["microservice"]]
         for edge in linked.get(caller.id, []):
             route = targets.get(edge.dst)
             if route is None or edge.props.get("via"):   # through a proxy: its hops are the arrows
                 continue
-            if route.kind == "microservice":  # no_route: the service is known, no route of it fits the path
-                add(p["microservice"], route.name, kind, edge.props["match"],
-                    f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'} (no route)")
-                continue
-            add(p["microservice"], route.props["microservice"], kind, edge.props["match"], route.props["label"])
+            for source in sources:
+                if route.kind == "microservice":  # no_route: the service is known, no route of it fits the path
+                    add(source, route.name, kind, edge.props["match"],
+                        f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'} (no route)")
+                else:
+                    add(source, route.props["microservice"], kind, edge.props["match"], route.props["label"])
         if p.get("match") == "unresolved":
             outside = _called(p.get("target_service"), bool(p.get("target_service_matched_by")), known) \
                 if caller.kind == "client" else "?"
             what = (f"{p.get('broker')} {p.get('topic') or '?'}" if caller.kind != "client" else p["grpc"]
                     if p.get("grpc") else f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'}")
-            add(p["microservice"], outside, kind, "unresolved", what)
+            for source in sources:
+                add(source, outside, kind, "unresolved", what)
     for arrow in by_key.values():
         if arrow.kind == "grpc":   # "grpc pkg.Service/Method" -> the method, as the arrow already says gRPC
             arrow.labels = [label.removeprefix("grpc ") for label in arrow.labels]
     return services, sorted(by_key.values(), key=lambda a: (a.source, a.target, a.kind, a.match))
+
+
+def library_users(store: Store, callers: list, deployable: set[str]) -> dict[str, list[str]]:
+    """Per client or producer of a library (its microservice not ``deployable``): the deployable services whose
+    (non-test) symbols reach the symbol that declares it through ``CALLS``, followed back `CALLER_DEPTH` deep
+    through any symbol (a library's own methods pass it on); a caller none reaches is left out (not known)."""
+    in_library = [c for c in callers if c.props.get("microservice") not in deployable]
+    if not in_library:
+        return {}
+    declared = store.edges_of([c.id for c in in_library], direction="in", types=["DECLARES_CLIENT",
+                                                                                "DECLARES_PRODUCER"])
+    reached: dict[str, set[str]] = defaultdict(set)   # symbol -> the library callers it leads to
+    frontier: dict[str, set[str]] = defaultdict(set)
+    for edge in declared.edges:
+        frontier[edge.src].add(edge.dst)
+    for _ in range(CALLER_DEPTH + 1):
+        grown: dict[str, set[str]] = defaultdict(set)
+        for symbol, origins in frontier.items():
+            new = origins - reached[symbol]
+            if new:
+                reached[symbol] |= new
+                grown[symbol] = new
+        if not grown:
+            break
+        frontier = defaultdict(set)
+        for edge in store.edges_of(list(grown), direction="in", types=["CALLS"]).edges:
+            frontier[edge.src] |= grown[edge.dst]
+    out: dict[str, set[str]] = defaultdict(set)
+    for node in store.get_nodes(list(reached)):
+        service = node.props.get("microservice")
+        if service in deployable and node.props.get("role") != "TEST":
+            for origin in reached[node.id]:
+                out[origin].add(service)
+    return {origin: sorted(found) for origin, found in out.items()}
 
 
 def _called(named: str | None, matched: bool, services: set[str]) -> str:

@@ -8,11 +8,29 @@ from typing import Any
 import yaml
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML as the safe loader reads it, with Docker Compose's merge tags: ``!override`` (the value replaces the
+    merged one: read as the value) and ``!reset`` (the merged value is dropped: read as nothing). Without them a
+    Compose override file that writes one (``ports: !override []``) would not load at all."""
+
+
+def _override(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node, deep=True)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_scalar(node)
+
+
+_Loader.add_constructor("!override", _override)
+_Loader.add_constructor("!reset", lambda loader, node: None)
+
+
 def documents(text: str) -> list[tuple[Any, dict[str, int]]]:
     """Each document of ``text`` and the line of each flattened key in it (``a.b``, ``a.list[0]``, a map or list
     item's own line too); a document after a syntax error is not read (as `yaml.safe_load_all` stops)."""
     out: list[tuple[Any, dict[str, int]]] = []
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         while loader.check_node():
             node = loader.get_node()
