@@ -10,7 +10,7 @@ ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMa
 alternative deployments of one system have, give each key every value they hold; Secrets: a ``secretKeyRef`` or
 ``envFrom`` ``secretRef`` is shown with each place the Secret's key is written, its ``data``/``stringData`` line with
 the Helm value, ``--set`` and shell assignment behind it, or the CSI ``SecretProviderClass`` object it is synced from;
-a literal one is the variable's value), Helm charts (each
+never its value: only a URL's host, port and path are shown and are the variable's value, `secrets`), Helm charts (each
 template rendered with each set of values the chart is installed with, `services.helm`; the units one document
 gives in each set share one environment, `_one_environment`), Skaffold artifacts (image -> build folder: the
 ``context``, or the module a Jib artifact's ``jib.project`` names in it) and ``.env`` files (``KEY=VALUE``).

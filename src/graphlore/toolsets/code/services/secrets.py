@@ -74,7 +74,7 @@ def strip_userinfo(text: str) -> str:
 def shown_value(key: str, value: str) -> str:
     """How the value of ``key`` is shown: ``redacted`` for a credential key's non-URL value, else the value with its
     userinfo stripped and a connection string's password part redacted."""
-    if is_credential_key(key) and not is_url(value) and value.strip():
+    if is_credential_key(key) and not is_url(value) and value.strip() and not _REFERENCE.fullmatch(value.strip()):
         return REDACTED
     return redact_text(value)
 
