@@ -254,3 +254,9 @@ def test_no_secret_literal_reaches_any_tool_answer(tmp_path: Path, embedder) -> 
     assert leaked == []
     assert "http://catalog:5000" in text   # the settled URL keeps its host
     assert "redacted" in text
+
+
+def test_userinfo_made_of_a_variable_with_a_message_is_stripped() -> None:
+    """``${VAR:?message}`` may hold spaces: the userinfo still ends at its ``@``."""
+    assert strip_userinfo("postgresql://app:${DB_PASSWORD:?set it}@db:5432/app (compose.yml:5)") == \
+        "postgresql://db:5432/app (compose.yml:5)"

@@ -31,7 +31,7 @@ _CREDENTIAL_WORDS = frozenset({"password", "passwd", "pwd", "pass", "secret", "t
                                "passphrase"})
 _KEY_OWNERS = frozenset({"api", "private", "secret", "access", "signing", "encryption", "master", "account"})
 #: a URL's scheme and its userinfo (``user:pass@``, ``${USER}:${PASS}@``): stripped, the host kept
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@\"'<>]*@(?=[^\s@/]*[\w\]}])")
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:\$\{[^}\n]*\}|[^/\s@\"'<>])*@(?=[^\s@/]*[\w\]}])")
 #: a connection string's password part (``Password=...;``, ``pwd=...``), its value up to ``;`` or a quote
 _CONNECTION_PASSWORD = re.compile(r"(?i)(?<![\w])((?:password|pwd)\s*=\s*)([^;\"'\s]+)")
 #: ``KEY=VALUE`` in a note, the key a whole word, and ``KEY: VALUE`` where the line starts with it (a settings note;
