@@ -210,7 +210,7 @@ def test_a_service_lists_every_value_its_deployment_units_give_it(tmp_path: Path
     assert [line for line in config["web"] if "docker-compose" in line or "Kubernetes" in line] == [
         "docker-compose service web environment REVERSE_PROXY_URL=http://localhost:5000 (docker-compose.yaml:13)",
         "docker-compose service web environment SECRET=${SECRET} (= <set at run time>) (docker-compose.yaml:14)",
-        "docker-compose service web environment TOKEN = abc (from .env) (docker-compose.yaml:15)",
+        "docker-compose service web environment TOKEN = redacted (from .env) (docker-compose.yaml:15)",
         "docker-compose service web environment API_KEY (set at run time) (docker-compose.yaml:16)",
         'docker-compose service web environment SENTRY_DSN=${SENTRY_DSN:-} (= "") (docker-compose.yaml:17)',
         "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)",

@@ -64,7 +64,7 @@ def test_a_symbol_says_where_the_variables_its_code_reads_are_set(tmp_path: Path
         described = run(runtime, tree, "describe", id=node((runtime, tree), "create_app")).attributes
         assert described["env_from"] == {
             "ACCOUNTS_DB_URI": ["Kubernetes contacts envFrom ConfigMap accounts-db-config ACCOUNTS_DB_URI="
-                                "postgresql://admin:pw@accounts-db:5432/accounts (k8s/contacts.yaml)"],
+                                "postgresql://accounts-db:5432/accounts (k8s/contacts.yaml)"],
             "RUN_MODE": [".env of the project RUN_MODE=prod (.env:1; where no unit sets RUN_MODE)"],
             "API_KEY": ["API_KEY: set by none of the project's deployment or configuration files (set at run time)"]}
         assert "_env_sources" not in described

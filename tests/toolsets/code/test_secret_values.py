@@ -204,19 +204,21 @@ spec:
 
 
 def test_a_literal_secret_gives_its_value_and_env_from_gives_every_key(tmp_path: Path) -> None:
-    """A plain manifest's Secret: ``stringData`` as written and ``data`` decoded are the env's values; ``envFrom``
-    a ``secretRef`` lists each key of the Secret with where it is written."""
+    """A plain manifest's Secret: a URL in ``stringData`` (or decoded ``data``) is the env's value without its
+    userinfo (the host links the service); every other value is shown as ``redacted`` with where it is written;
+    ``envFrom`` a ``secretRef`` lists each key of the Secret."""
     encoded = base64.b64encode(b"shop").decode()
     root = write_tree(tmp_path / "p", {
         "shop/Dockerfile": "FROM python:3.12\n", "shop/app.py": "import os\n", "shop/requirements.txt": "flask\n",
         "k8s/shop.yaml": MANIFEST.replace("{user}", encoded)})
     deployment = _deployment(root)
-    assert deployment.env["shop"]["DATABASE_URL"] == ["postgresql://shop:pw@shop-db:5432/shop"]
+    assert deployment.env["shop"]["DATABASE_URL"] == ["postgresql://shop-db:5432/shop"]
     notes = deployment.value_notes["shop"]
     assert ("Kubernetes Deployment shop env DATABASE_URL from Secret shop-db key url (k8s/shop.yaml:21); Secret "
-            "shop-db stringData url=postgresql://shop:pw@shop-db:5432/shop (k8s/shop.yaml:6)") in notes
-    assert f"Kubernetes Deployment shop envFrom Secret shop-db: Secret shop-db data user={encoded} (= shop) " \
-           "(k8s/shop.yaml:8)" in notes
+            "shop-db stringData url=postgresql://shop-db:5432/shop (k8s/shop.yaml:6)") in notes
+    assert "Kubernetes Deployment shop envFrom Secret shop-db: Secret shop-db data user=redacted (k8s/shop.yaml:8)" \
+           in notes
+    assert not any(encoded in note or "pw@" in note or "shop:" in note for note in notes)
 
 
 def test_a_set_the_shell_fills_says_its_value_as_written() -> None:

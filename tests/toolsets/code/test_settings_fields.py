@@ -57,8 +57,8 @@ def test_a_settings_field_says_where_its_variable_is_set(tmp_path: Path, embedde
             return run(runtime, tree, "describe", id=node((runtime, tree), name)).attributes.get("settings_from")
 
         assert settings_from("Settings.DATABASE_URL") == [
-            "docker-compose service backend environment DATABASE_URL=postgresql://app:${DB_PASSWORD:?set it}@db:5432/app"
-            " (= postgresql://app:secret@db:5432/app) (compose.yml:5)",
+            "docker-compose service backend environment DATABASE_URL=postgresql://db:5432/app"   # no userinfo shown
+            " (= postgresql://db:5432/app) (compose.yml:5)",
             "DATABASE_URL: no default in the code (the environment must set it)"]
         assert settings_from("Settings.SMTP_PORT") == [
             ".env of the project SMTP_PORT=1025 (.env:2; where no unit sets SMTP_PORT)",

@@ -93,6 +93,7 @@ The map (packages by concern; a package imports only the packages above it)::
                                   Terraform, .env (service names, images, each service's environment, ports)
       helm.py                     Helm charts rendered with each set of values they are installed with (values
                                   files, the project's own helm install commands; subcharts, define/include)
+      secrets.py                  which values are secrets (secret stores, credential keys, URL userinfo): never shown
       shell_values.py             where a script or guide assigns the shell variables a helm --set reads
       terraform.py                Terraform's container resources: names, images, environment, through local modules
       links.py                    which route each client calls and which listeners each producer reaches
@@ -243,6 +244,7 @@ from graphlore.tools import Arg, Cli, Toolset, ToolSpec
 from graphlore.toolsets.folder_index import folder_stores
 
 from .query import examples, models, render, tools
+from .services.secrets import scrubbed
 
 INSTRUCTIONS = """\
 A code graph of a (multi-service) source tree: Java, Kotlin, Python, TypeScript/JavaScript, Go, C# and
@@ -261,7 +263,10 @@ PROJECT = Arg(short="-p", default=".", metavar="PATH", help="The source tree's r
 
 
 def _spec(name: str, description: str, request, response, run, render_fn, cli: Cli, **kw) -> ToolSpec:
-    return ToolSpec(name=name, description=description, request=request, response=response, run=run,
+    def guarded(*args, **extra):   # no URL's userinfo in any answer (`services.secrets`)
+        return scrubbed(run(*args, **extra))
+
+    return ToolSpec(name=name, description=description, request=request, response=response, run=guarded,
                     render=render_fn, read_only=False, cli=cli, **kw)
 
 

@@ -173,7 +173,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: of the subscribing method (a CALLS edge to the handler): format 49 had no edge, so a trace stopped there.
 #: 51: Compose files that write Compose's merge tags (``!override``, ``!reset``) are read (format 50 read none of
 #: such a file), and an override beside a file that ``include:``s others gives their services its environment.
-FORMAT = 51
+#: 52: secrets are never stored as shown: a Secret's values, credential keys' values and URLs' userinfo are redacted
+#: in services' config and value notes and variables (`services.secrets`); format 51 kept them as written.
+FORMAT = 52
 
 
 def _context(values: list) -> FileContext:

@@ -10,7 +10,7 @@ ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMa
 alternative deployments of one system have, give each key every value they hold; Secrets: a ``secretKeyRef`` or
 ``envFrom`` ``secretRef`` is shown with each place the Secret's key is written, its ``data``/``stringData`` line with
 the Helm value, ``--set`` and shell assignment behind it, or the CSI ``SecretProviderClass`` object it is synced from;
-a literal one is the variable's value), Helm charts (each
+never its value: only a URL's host, port and path are shown and are the variable's value, `secrets`), Helm charts (each
 template rendered with each set of values the chart is installed with, `services.helm`; the units one document
 gives in each set share one environment, `_one_environment`), Skaffold artifacts (image -> build folder: the
 ``context``, or the module a Jib artifact's ``jib.project`` names in it) and ``.env`` files (``KEY=VALUE``).
@@ -54,6 +54,7 @@ import yaml
 from ..languages.folding import env
 from ..layout.layout import Layout
 from . import helm
+from .secrets import REDACTED, redact_text, secret_store_value, shown_value
 from .terraform import EnvEntry, read_terraform
 from .yaml_lines import documents
 
@@ -362,15 +363,16 @@ class Reader:
         of the same unknown name."""
         return f"{name} of the chart {self._chart_folder}" if self._variant is not None and "{?}" in name else name
 
-    def _values_note(self, line: int | None) -> str:
+    def _values_note(self, line: int | None, redact: bool = False) -> str:
         """Which Helm values a rendered entry comes from: the set, and where each ``.Values`` its template line
-        reads is written (``; .Values.serviceuri.package from --set serviceuri.package at deployment.md:315``)."""
+        reads is written (``; .Values.serviceuri.package from --set serviceuri.package at deployment.md:315``);
+        ``redact``: a Secret's line, whose ``--set`` text and shell assignments are the secret (`secrets`)."""
         if self._variant is None:
             return ""
         read = re.findall(r"\.Values\.([\w.]+)", self._template[line - 1]) if line and line <= len(
             self._template) else []
         return f" with the Helm values {self._variant.label}" + "".join(
-            f"; .Values.{path} from {self._variant.origin(path)}" for path in dict.fromkeys(read))
+            f"; .Values.{path} from {self._variant.origin(path, redact=redact)}" for path in dict.fromkeys(read))
 
     def _doc(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         kind = doc.get("kind")
@@ -450,13 +452,15 @@ class Reader:
                 if value is None:
                     continue
                 literal = value if section == "stringData" else _base64_text(value)
-                shown = value if literal is None or literal == value else f"{value} (= {literal})"
+                address = secret_store_value(literal) if literal is not None and "{?}" not in literal else None
                 line = lines.get(f"{section}.{key}")
                 self.secrets.setdefault(name, {}).setdefault(str(key), []).append(
-                    f"Secret {meta['name']} {section} {key}={shown} {_at(rel, line)}" + self._values_note(line))
-                if literal is not None and "{?}" not in literal:
+                    f"Secret {meta['name']} {section} {key}={address or ('{?}' if value == '{?}' else REDACTED)} "
+                    f"{_at(rel, line)}"
+                    + self._values_note(line, redact=True))
+                if address is not None:   # a URL's host, port and path link the service; the rest is the secret
                     known = self.secret_values.setdefault(name, {}).setdefault(str(key), [])
-                    known += [literal] if literal not in known else []
+                    known += [address] if address not in known else []
 
     def _secret_provider(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         """A CSI ``SecretProviderClass``'s ``secretObjects``: each Secret key it syncs from an object of the secret
@@ -986,7 +990,21 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                     values.append(value)
             for name, value in dockerfile_env(dockerfile).items():   # the image's default: any unit overrides it
                 out.env.setdefault(module.microservice, {}).setdefault(name, [value])
+    _redacted(out)
     return out
+
+
+def _redacted(out: Deployment) -> None:
+    """The deployment with its secrets removed (`secrets`): every note's URL userinfo, connection-string passwords
+    and credential keys' values; each variable's values likewise (a credential's is ``redacted``, a URL's host,
+    port and path kept for linking)."""
+    for table in (out.value_notes, out.port_notes):
+        for service, notes in table.items():
+            table[service] = list(dict.fromkeys(redact_text(note) for note in notes))
+    out.root_env_notes = {key: redact_text(note) for key, note in out.root_env_notes.items()}
+    for variables in out.env.values():
+        for name, values in variables.items():
+            variables[name] = list(dict.fromkeys(shown_value(name, value) for value in values))
 
 
 _LOCUST_HOST = re.compile(r"""\blocust\b[^\n]*?(?:--host[=\s]|-H\s+)\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")

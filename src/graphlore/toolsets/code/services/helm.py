@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from . import shell_values
+from .secrets import REDACTED
 
 
 class _Unknown:
@@ -101,12 +102,16 @@ class Variant:
     set_shell: dict[str, tuple[str, str]] = field(default_factory=dict)
     layers: list[dict] = field(default_factory=list)
 
-    def origin(self, path: str) -> str:
+    def origin(self, path: str, redact: bool = False) -> str:
         """Where the value at ``path`` (``serviceuri.package``) comes from: the ``--set`` that writes it or the last
-        values file that holds it."""
+        values file that holds it; ``redact``: a secret's, the ``--set`` text and its shell assignments left out."""
         for key, at in self.set_at.items():
             if path == key or path.startswith(key + ".") or key.startswith(path + "."):
                 written, origins = self.set_shell.get(key, ("", ""))
+                if redact:   # a secret's: only what names where it comes from is shown (``${VAR}``, ``$(cmd)``)
+                    written = written if not written or written.startswith("$") else REDACTED
+                    origins = _ASSIGNED_AT.sub(lambda m: m.group(0) if m.group(2).startswith("$") else
+                                               f"{m.group(1)}{REDACTED}{m.group(3)}", origins)
                 return f"--set {key}{'=' + written if written else ''} at {at}{origins}"
         for name, layer in reversed(list(zip(self.files, self.layers, strict=False))):
             found: Any = layer
@@ -115,6 +120,10 @@ class Variant:
             if found is not None:
                 return name
         return f"{self.files[0]} (empty there)" if self.files else "no values file"
+
+
+#: a shell assignment as `shell_values.assignments` writes it: ``NAME=value (file:line)``
+_ASSIGNED_AT = re.compile(r"(\b\w+=)((?:(?! \([^()\s]+:\d+\)).)*)( \([^()\s]+:\d+\))")
 
 
 # -- parsing the template language ------------------------------------------------------------------------------------

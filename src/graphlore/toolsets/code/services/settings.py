@@ -42,6 +42,7 @@ from .deployment import Deployment
 from .dotnet_config import APPSETTINGS, appsettings
 from .openapi_docs import Operation, operations, server_generator
 from .openapi_generation import Generation, generations
+from .secrets import shown_value
 from .webapp import WebApp, read_webapp
 from .yaml_lines import documents
 
@@ -343,8 +344,8 @@ class Note:
     profile: str | None
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{self.key}: {self.value} ({where}" + (f", profile {self.profile})" if self.profile else ")")
+        where = f"{self.file}:{self.line}" if self.line else self.file   # a secret's value never shown (`secrets`)
+        return f"{self.key}: {shown_value(self.key, self.value)} ({where}" + (f", profile {self.profile})" if self.profile else ")")
 
     def config_server_urls(self) -> list[str]:
         """The config server URLs the setting names (``spring.config.import``'s ``configserver:`` items,
