@@ -432,7 +432,7 @@ class Folder:
         if self.depth > _MAX_DEPTH:
             return unknown("constants refer to each other too deeply")
         for operator in self.default_operators:
-            parts = split_top(text, operator)
+            parts = split_top(text, operator) if operator in text else ()
             if len(parts) > 1:
                 return self.with_default(self.fold(parts[0]), self.fold(f" {operator} ".join(parts[1:])), operator)
         self.depth += 1
