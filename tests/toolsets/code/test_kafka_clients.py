@@ -232,3 +232,35 @@ def test_topics_from_the_environment_the_deployment_gives(tmp_path: Path):
     links = {(nodes[e.src].props["microservice"], e.props["evidence"]["topic"], nodes[e.dst].props["microservice"])
              for e in edges.values() if e.type == "ASYNC_CALLS"}
     assert links == {("a", "orders.v2", "b")}
+
+
+def test_topics_an_environment_read_defaults_with_a_null_operator_link(tmp_path: Path):
+    """C#'s ``GetEnvironmentVariable("X") ?? "d"`` and Kotlin's ``System.getenv("X") ?: "d"`` are the variable X
+    with the default "d": a topic no deployment file sets is that default; one whose left side is no variable
+    (or whose default is not known) stays unknown."""
+    files = {
+        "billing/Dockerfile": "FROM scratch\n",
+        "billing/Worker.cs": "using Confluent.Kafka;\n\nnamespace Billing\n{\n    public class Worker\n    {\n"
+                             "        private static readonly string Topic = "
+                             'Environment.GetEnvironmentVariable("BILLING_TOPIC") ?? "invoices";\n'
+                             "        private readonly IProducer<string, string> _producer;\n\n"
+                             "        public async Task Bill(string id, string other)\n        {\n"
+                             "            await _producer.ProduceAsync(Topic, new Message<string, string> { Value = id });\n"
+                             "            await _producer.ProduceAsync(other ?? \"spare\", new Message<string, string> "
+                             "{ Value = id });\n        }\n    }\n}\n",
+        "ledger/Dockerfile": "FROM scratch\n",
+        "ledger/src/main/kotlin/ledger/Main.kt":
+            "package ledger\n\nimport org.apache.kafka.clients.consumer.KafkaConsumer\n\n"
+            'val topic: String = System.getenv("BILLING_TOPIC") ?: "invoices"\n\n'
+            "fun listen(consumer: KafkaConsumer<String, String>) {\n    consumer.subscribe(listOf(topic))\n}\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    kafka = sorted((n.props["microservice"], n.props["label"]) for n in nodes.values()
+                   if n.props.get("broker") == "kafka")
+    assert kafka == [("billing", "kafka invoices"), ("billing", "kafka {?}"), ("ledger", "kafka invoices")]
+    links = {(nodes[e.src].props["microservice"], e.props["evidence"]["topic"], nodes[e.dst].props["microservice"])
+             for e in edges.values() if e.type == "ASYNC_CALLS"}
+    assert links == {("billing", "invoices", "ledger")}

@@ -601,8 +601,10 @@ def test_a_project_struct_or_trait_named_like_a_tonic_stub_is_no_grpc_client_or_
         (tmp_path / rel).write_text(text)
     graph = CodeGraph.build(tmp_path)
     # web's rest::CartClient is a REST wrapper of its own: its get_cart is no call of the Cart service's GetCart;
-    # the tonic stub a struct of the project holds is
+    # the tonic stub a struct of the project holds is (and the wrapper's own reqwest::get is an HTTP call)
     assert [line for line in render(graph) if line.startswith("C ")] == [
+        "C GET ? /{?}/cart kind=reqwest from=web.rest.CartClient.get_cart match=unresolved why=the URL's start is not "
+        "known; self.base is not a constant (a variable, a field or a parameter: known at run time only)",
         "C grpc cart shop.Cart/GetCart kind=grpc from=web.stub.Carts.load match=cross_service"]
     assert ("web.show", "web.rest.CartClient.get_cart") in edges_by_fqn(graph, "CALLS")
     # nor does an impl of the project's own trait Cart serve the Cart service: tonic's cart_server::Cart does
@@ -694,3 +696,60 @@ def test_a_method_overrides_the_method_of_its_own_impl_block_s_trait_only(tmp_pa
     overrides = {(nodes[e.src].props["line_start"], nodes[e.dst].props["fqn"]) for e in edges.values()
                  if e.type == "OVERRIDES"}
     assert overrides == {(4, "s.Named.name"), (5, "s.Other.name")}
+
+
+OTHER_CLIENTS = """use std::env;
+use surf::Client as SurfClient;
+use ureq::Agent;
+
+async fn with_awc(count: u32) {
+    let client = awc::Client::new();
+    let addr: String = format!("{}{}", env::var("PRICE_ADDR").unwrap_or_else(|_| "http://pricing:9000".to_string())
+        .parse::<String>().expect("bad address"), "/price");
+    client.post(addr).send_json(&count).await.unwrap();
+}
+
+async fn with_awc_default() {
+    let client = awc::Client::default();
+    client.delete("http://pricing:9000/price/1").send().await.unwrap();
+}
+
+async fn with_surf(http: SurfClient) {
+    surf::get("http://pricing:9000/a").await.unwrap();
+    http.put("http://pricing:9000/b").await.unwrap();
+}
+
+fn with_ureq(agent: Agent) {
+    ureq::post("http://pricing:9000/c").call().unwrap();
+    agent.get("http://pricing:9000/d").call().unwrap();
+}
+
+fn with_isahc() {
+    isahc::get("http://pricing:9000/e").unwrap();
+}
+
+struct Client;
+impl Client {
+    fn get(&self, _url: &str) {}
+}
+
+fn own_type(c: Client) {
+    c.get("http://pricing:9000/not-a-call");
+}
+"""
+
+
+def test_awc_surf_ureq_and_isahc_calls_are_clients_like_reqwest_s(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "cart"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(OTHER_CLIENTS)
+    lines = sorted(line.split(" match=")[0] for line in render(CodeGraph.build(tmp_path)) if line.startswith("C "))
+    assert lines == [
+        "C DELETE pricing /price/1 kind=awc from=cart.with_awc_default",
+        "C GET pricing /a kind=surf from=cart.with_surf",
+        "C GET pricing /d kind=ureq from=cart.with_ureq",
+        "C GET pricing /e kind=isahc from=cart.with_isahc",
+        "C POST pricing /c kind=ureq from=cart.with_ureq",
+        "C POST pricing /price kind=awc from=cart.with_awc",
+        "C PUT pricing /b kind=surf from=cart.with_surf",
+    ]

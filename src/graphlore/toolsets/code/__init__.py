@@ -165,7 +165,7 @@ The map (packages by concern; a package imports only the packages above it)::
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
       ruby_web.py                 Sinatra and Rails routes; Net::HTTP, Faraday, HTTParty, RestClient clients
       ruby_messaging.py           ruby-kafka, rdkafka, Racecar, Bunny and Sneakers producers and consumers
-      rust_web.py                 axum, actix-web, rocket routes; reqwest clients; rdkafka (Rust)
+      rust_web.py                 axum, actix-web, rocket routes; reqwest/awc/surf/ureq/isahc clients; rdkafka (Rust)
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
         go.py                     grpc-go: Register...Server, New...Client stubs

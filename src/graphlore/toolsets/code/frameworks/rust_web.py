@@ -1,5 +1,5 @@
-"""Rust: HTTP routes of axum, actix-web and rocket, reqwest clients, and rdkafka producers and consumers, read
-from the facts.
+"""Rust: HTTP routes of axum, actix-web and rocket, HTTP clients (reqwest, awc, surf, ureq, isahc), and rdkafka
+producers and consumers, read from the facts.
 
 **Routers are values.** A call chain (``Router::new().route(..).nest(..)``) is one value: a local (``let api =
 ...``), a function's result, or an argument of another call (the extractor's ``extra["chains"]``). What a chain
@@ -18,9 +18,11 @@ attributes (``#[route("/p", method = "GET")]`` too) on a function registered wit
 project function whose body lists it in a ``routes!``). The handler is the project
 function the handler expression names (its module's, a ``use``d one, a path), else the registering function.
 
-**Clients.** ``reqwest::get(url)`` and ``get``/``post``/``put``/``delete``/``patch``/``head(url)`` and
-``request(Method::X, url)`` on a ``reqwest::Client`` or a reqwest-middleware ``ClientWithMiddleware`` (a local,
-parameter or field declared or made so), the URL
+**Clients.** ``get``/``post``/``put``/``delete``/``patch``/``head(url)`` and ``request(Method::X, url)`` on a
+client of an HTTP client crate (`CLIENT_CRATES`: a ``reqwest::Client``, a reqwest-middleware
+``ClientWithMiddleware``, an actix-web ``awc::Client``, a ``surf::Client``, a ``ureq::Agent``, an
+``isahc::HttpClient``: a local, parameter or field declared or made so, ``new()``/``default()``/``builder()``), and
+the crates' own verbs (``reqwest::get(url)``, ``surf::get``, ``ureq::post``, ``isahc::get``), the URL
 folded (`rust.constants`). **Kafka.** rdkafka ``FutureRecord::to(topic)``/``BaseRecord::to(topic)`` producers and
 ``consumer.subscribe(&[..])`` consumers in files that use rdkafka (never on a receiver of a type the project declares).
 """
@@ -297,44 +299,66 @@ def _attribute_routes(project: RustProject, prefixes: Prefixes, bound: Bound,
 
 # ---- clients and Kafka ------------------------------------------------------------------------------------
 
-_CLIENT_TYPE = re.compile(r"^~?((?:reqwest(?:_middleware)?\.)?(?:blocking\.)?(?:Client|ClientBuilder|ClientWithMiddleware))\b")
-#: the crates whose clients are reqwest's (reqwest-middleware wraps one: tracing, retries)
-_REQWEST = ("reqwest.", "reqwest_middleware.")
+#: the HTTP client crates read: the client types each makes its calls on, and the verbs it offers as functions
+#: of the crate itself (``reqwest::get(url)``, ``ureq::post(url)``); reqwest-middleware wraps a reqwest client
+CLIENT_CRATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "reqwest": (("Client", "ClientBuilder", "blocking.Client"), ("get",)),
+    "reqwest_middleware": (("ClientWithMiddleware", "ClientBuilder"), ()),
+    "awc": (("Client", "ClientBuilder"), ()),
+    "surf": (("Client",), ("get", "post", "put", "delete", "patch", "head")),
+    "ureq": (("Agent",), ("get", "post", "put", "delete", "patch", "head")),
+    "isahc": (("HttpClient",), ("get", "post", "put", "delete", "head")),
+}
+_TYPE_PATH = re.compile(r"^~?([\w.]+)")
 
 
-def _is_reqwest(bound: Bound, owner: str, receiver, line: int) -> bool:
-    """A receiver that is a ``reqwest::Client`` (see the module docstring)."""
+def _crate_and_type(path: str) -> str | None:
+    """The crate of a client type's full path (``awc.Client``), None for no client crate's type."""
+    crate, _, rest = path.partition(".")
+    return crate if rest in CLIENT_CRATES.get(crate, ((), ()))[0] else None
+
+
+def _client_crate(bound: Bound, owner: str, receiver, line: int) -> str | None:
+    """The client crate of a receiver that is one of its client types (see the module docstring), else None."""
     if receiver is None:
-        return False
-    if receiver[0] == "call" and receiver[2] in ("new", "builder") and receiver[1]:
+        return None
+    if receiver[0] == "call" and receiver[2] in ("new", "builder", "default") and receiver[1]:
         written = dotted(receiver[1])
     elif receiver[0] in ("name", "field") and (receiver[0] == "name" or receiver[1] == ["self"]):
         written = declared_type(bound, owner, receiver[-1] if receiver[0] == "field" else receiver[1], line)
     else:
-        return False
-    match = _CLIENT_TYPE.match(written)
+        return None
+    match = _TYPE_PATH.match(written or "")
     if match is None:
-        return False
-    if match.group(1).startswith(_REQWEST):
-        return True
-    imported = imported_paths(bound.ctx.module_name, bound.facts).get(match.group(1).split(".", 1)[0], "")
-    return imported.startswith(_REQWEST)
+        return None
+    head, *rest = match.group(1).split(".")
+    if head not in CLIENT_CRATES:   # a name a ``use`` brings (``use awc::Client``, ``use surf::Client as Http``)
+        head = imported_paths(bound.ctx.module_name, bound.facts).get(head, "")
+    parts = [*head.split("."), *rest] if head else []
+    # the longest head of the path that is a client type (``ClientBuilder.new(..).build()`` made by a builder)
+    return next((crate for end in range(len(parts), 1, -1) if (crate := _crate_and_type(".".join(parts[:end])))),
+                None)
 
 
 def _clients(project: RustProject, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
     receiver = call.receiver
-    if owner < 0 or not call.args or not (_uses(bound, "reqwest") or _uses(bound, "reqwest_middleware")):
+    used = [crate for crate in CLIENT_CRATES if _uses(bound, crate)]
+    if owner < 0 or not call.args or not used:
         return
-    if call.name in VERBS and receiver in (["name", "reqwest"], ["field", ["name", "reqwest"], "blocking"]):
+    crate = next((c for c in used if call.name in CLIENT_CRATES[c][1] and receiver in (
+        ["name", c], ["field", ["name", c], "blocking"])), None)
+    if crate is not None:
         method, url = VERBS[call.name], call.args[0]
-    elif call.name in VERBS and _is_reqwest(bound, call.owner, receiver, call.line):
+    elif call.name in VERBS and (crate := _client_crate(bound, call.owner, receiver, call.line)):
         method, url = VERBS[call.name], call.args[0]
-    elif call.name == "request" and len(call.args) >= 2 and _is_reqwest(bound, call.owner, receiver, call.line):
+    elif call.name == "request" and len(call.args) >= 2 and (crate := _client_crate(bound, call.owner, receiver,
+                                                                                     call.line)):
         written = call.args[0].replace(" ", "").rsplit("::", 1)[-1].upper()
         method, url = (written if written in HTTP_METHODS else None), call.args[1]
     else:
         return
-    yield item(bound, owner, "client", "reqwest", call.line, http_method=method,
+    kind = "reqwest" if crate == "reqwest_middleware" else crate
+    yield item(bound, owner, "client", kind, call.line, http_method=method,
                path=project.fold(bound, url, call.owner, call.line), written=url)
 
 

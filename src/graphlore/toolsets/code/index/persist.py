@@ -175,7 +175,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: such a file), and an override beside a file that ``include:``s others gives their services its environment.
 #: 52: secrets are never stored as shown: a Secret's values, credential keys' values and URLs' userinfo are redacted
 #: in services' config and value notes and variables (`services.secrets`); format 51 kept them as written.
-FORMAT = 52
+#: 53: a Rust call through a crate's path (``isahc::get(..)``, ``reqwest::get(..)``) records the crate in
+#: ``extra["path_heads"]`` without a ``use`` of it: format 52 recorded only paths in other positions.
+FORMAT = 53
 
 
 def _context(values: list) -> FileContext:

@@ -290,6 +290,10 @@ class Scope:
 class Folder:
     """Folds ``a + b + "c"``-style expressions; subclasses say what a string literal, a name and a call are."""
 
+    #: the language's operators that give a default where the left side is absent (C# ``??``, Kotlin ``?:``):
+    #: ``Environment.GetEnvironmentVariable("X") ?? "d"`` is the variable X with the default "d" (`with_default`)
+    default_operators: tuple[str, ...] = ()
+
     def __init__(self) -> None:
         self.depth = 0
         self.scope: Scope | None = None
@@ -427,6 +431,10 @@ class Folder:
             return unknown("empty expression")
         if self.depth > _MAX_DEPTH:
             return unknown("constants refer to each other too deeply")
+        for operator in self.default_operators:
+            parts = split_top(text, operator) if operator in text else ()
+            if len(parts) > 1:
+                return self.with_default(self.fold(parts[0]), self.fold(f" {operator} ".join(parts[1:])), operator)
         self.depth += 1
         try:
             toks = tokens(text)
@@ -558,6 +566,16 @@ class Folder:
 
     #: names whose ``["KEY"]`` reads an environment variable
     env_tables: frozenset[str] = frozenset()
+
+    def with_default(self, value: Folded, default: Folded, operator: str) -> Folded:
+        """``value <operator> default``: an environment variable alone on the left takes the known default; a known
+        value stays itself (the default is never taken); else the value is not known."""
+        marker = re.fullmatch(f"{ENV_OPEN}([^{ENV_CLOSE}{ENV_DEFAULT}]*){ENV_CLOSE}", value.text)
+        if marker is not None and default.known:
+            return env(marker.group(1), default.text)
+        if value.known and value.text:
+            return value
+        return unknown(f"a value with a default ({operator}) that is not known")
 
     def env_call(self, name: str, args: list[list[tuple[str, str]]], readers: frozenset[str]) -> Folded | None:
         """``os.getenv("X", "default")``-style reads (``readers``): the environment variable, with a literal

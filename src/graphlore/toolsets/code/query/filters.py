@@ -42,7 +42,7 @@ CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exc
                 "micronaut_http_client", "mp_rest_client", "jaxrs_client", "requests", "httpx",
                 "aiohttp", "fetch", "axios", "request", "angularjs", "apache_http", "net_http", "http_client", "refit", "ktor_client", "locust", "k6",
                 "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
-                "faraday", "httparty", "restclient", "reqwest", "openapi", "grpc", "declared")
+                "faraday", "httparty", "restclient", "reqwest", "awc", "surf", "ureq", "isahc", "openapi", "grpc", "declared")
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to",
                   "micronaut_kafka_client", "micronaut_rabbit_client", "smallrye_messaging", "sarama", "kafka_go",

@@ -129,6 +129,7 @@ class CSharpFolder(Folder):
     """Folds a C# expression written in ``facts`` inside the type ``class_key``."""
 
     bare_field_assigns = True
+    default_operators = ("??",)   # ``Environment.GetEnvironmentVariable("X") ?? "d"``
 
     def __init__(self, constants: CSharpConstants, facts: FileFacts, class_key: str) -> None:
         super().__init__()

@@ -190,6 +190,7 @@ class JavaFolder(Folder):
     """Folds a Java expression as written in ``facts`` inside the type ``class_key``."""
 
     bare_field_assigns = True
+    default_operators = ("?:",)   # Kotlin's elvis (``System.getenv("X") ?: "d"``); Java writes no such token
 
     def reaches(self, method: SymbolFact) -> bool:
         """A method only tests call (a test hook such as ``void setHostname(String h)``; not a constructor, no

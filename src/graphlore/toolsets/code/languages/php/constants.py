@@ -12,7 +12,6 @@ from typing import Any
 
 from ...model import CallFact, FileFacts
 from ..folding import (
-    ENV_OPEN,
     UNKNOWN,
     Folded,
     Folder,
@@ -204,14 +203,6 @@ class PHPFolder(Folder):
             return value if not rest else unknown(f"not a constant expression: {text[:80]}")
         finally:
             self.depth -= 1
-
-    def with_default(self, value: Folded, default: Folded, operator: str) -> Folded:
-        marker = re.fullmatch(f"{ENV_OPEN}([^\x02\x1e]*)\x02", value.text)
-        if marker is not None and default.known:
-            return env(marker.group(1), default.text)
-        if value.known and value.text:
-            return value
-        return unknown(f"a value with a default ({operator}) that is not known")
 
     def string(self, kind: str, text: str) -> Folded:
         if text.startswith("'"):

@@ -67,9 +67,11 @@ RULES = roles.Rules(
     # actix-web's and rocket's route attributes (``#[get("/p")]``, ``#[actix_web::route(..)]``)
     capabilities={**dict.fromkeys((*_VERBS, "route"), "HTTP_ENDPOINT")},
     call_capabilities=(
-        *((f"reqwest.{verb}", "HTTP_CLIENT") for verb in _VERBS),
+        # the HTTP client crates `frameworks.rust_web` reads: their own verbs (``ureq::post``) and their clients'
+        *((f"{crate}.{verb}", "HTTP_CLIENT") for crate in ("reqwest", "surf", "ureq", "isahc") for verb in _VERBS),
         *((f"{client}.{call}", "HTTP_CLIENT") for client in ("reqwest.Client", "reqwest.blocking.Client",
-                                                            "reqwest_middleware.ClientWithMiddleware")
+                                                            "reqwest_middleware.ClientWithMiddleware", "awc.Client",
+                                                            "surf.Client", "ureq.Agent", "isahc.HttpClient")
           for call in (*_VERBS, "request")),
         ("rdkafka.producer.", "MESSAGE_PRODUCER"), ("rdkafka.consumer.", "MESSAGE_LISTENER"),
     ),

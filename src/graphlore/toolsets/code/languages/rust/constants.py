@@ -16,18 +16,21 @@ from ..folding import Folded, Folder, Scope, choice, env, env_names, literal, na
 #: calls that read an environment variable
 ENV_READERS = frozenset({"std.env.var", "env.var", "std.env.var_os", "env.var_os", "dotenv.var", "dotenvy.var"})
 #: methods that hand back the value they are called on (for a string or a ``Result`` of one)
-SAME = frozenset({"unwrap", "expect", "unwrap_or_default", "to_string", "to_owned", "as_str", "into", "clone",
+SAME = frozenset({"unwrap", "expect", "unwrap_or_default", "to_string", "to_owned", "as_str", "into", "clone", "parse",
                   "as_ref", "trim_end_matches"})
 #: struct literal writes of one field followed at most (a field every handler sets is no configured value)
 MAX_WRITES = 8
 _FORMAT = re.compile(r"\{\{|\}\}|\{([^{}:]*)(?::[^{}]*)?\}")
+#: a method's or function's explicit type arguments before its call (one level of ``<..>`` nesting)
+_TURBOFISH = re.compile(r"::\s*<(?:[^<>]|<[^<>]*>)*>\s*\(")
 _MACROS = re.compile(r"\b(format|concat)!\s*\(")
 
 
 def rust_text(expr: str) -> str:
-    """An expression as the shared folder reads it: ``::`` as ``.``, ``format!(`` as ``format(``, no ``&``, ``.await``
-    or ``?``."""
+    """An expression as the shared folder reads it: ``::`` as ``.``, ``format!(`` as ``format(``, no ``&``, ``.await``,
+    ``?`` or turbofish (``parse::<String>()`` as ``parse()``)."""
     expr = _MACROS.sub(lambda m: m.group(1) + "(", expr)
+    expr = _TURBOFISH.sub("(", expr)
     expr = re.sub(r"&(?:mut\s+)?(?=[\w\"(])", "", expr)
     expr = re.sub(r"\.await\b|\?(?=\s*(?:$|[.),;]))", "", expr)
     return expr.replace("::", ".")

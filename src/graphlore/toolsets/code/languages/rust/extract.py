@@ -397,6 +397,10 @@ class _Extractor(Extractor):
         target = call.child_by_field_name("function") if target is None else target
         if target is not None and target.type == "generic_function":
             target = target.child_by_field_name("function")
+        if target is not None and target.type == "scoped_identifier":   # ``isahc::get(..)`` names the crate too
+            path = target.child_by_field_name("path")
+            if path is not None and path.type == "identifier":
+                self.path_heads.add(text(path))
         return super().callee(call, target)
 
     def receiver(self, node: Node) -> list:
