@@ -1400,6 +1400,58 @@ PLANS = {
     "ys-29": lambda a: top_symbols(a, "sign the webhook payload before sending it", "webhook"),
     "ys-30": lambda a: search_everywhere(a, "decrease product stock quantities when an order is placed"),
     "ys-31": lambda a: top_symbols(a, "find products similar to a given product", "recommendation"),
+    # eshopsupport (dotnet/eShopSupport, nineteenth blind set, session 11): written from the questions' words and
+    # SKILL.md after the key's commit, before any run (run with --system-dir eshopsupport=/tmp/eshopsupport); services as
+    # SKILL.md names them: a .csproj's file name (Backend, StaffWebUI, CustomerWebUI, IdentityServer, DataIngestor; the
+    # AppHost's AddProject names are aliases). The Python inference folder has no build file SKILL.md reads, so its
+    # service name is not known beforehand: its plans start from its route (POST /classify, POST /embed), not its name
+    "esu-01": lambda a: callers_of_route(a, "POST /api/assistant/chat", 2, "Backend"),
+    "esu-02": lambda a: callers_of_route(a, "POST /classify", 2),
+    "esu-03": lambda a: {"nodes": [n for r in a("find", kind="route", filter={"microservice": "Backend"}, limit=500).results
+                                   if "/customer/tickets" in r.label for n in a.upstream(r.id, 2)]},
+    "esu-04": lambda a: callers_of_route(a, "GET /manual", 2, "Backend"),
+    "esu-05": lambda a: consumers_of_producers(a, "Backend"),
+    "esu-06": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 8)]})(
+        top_symbols(a, "customer submits a new support ticket", "CustomerWebUI")["nodes"]),
+    "esu-07": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "send a question to the ticket assistant", "StaffWebUI")["nodes"]),
+    "esu-08": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 12)]})(
+        top_symbols(a, "customer posts a message on a ticket", "CustomerWebUI")["nodes"]),
+    "esu-09": lambda a: {"paths": [downstream(a, a.one("GET /manual", "StaffWebUI", "route"), 6)]},
+    "esu-10": lambda a: callers_of_route(a, "PUT /api/ticket/{ticketId}", 3, "Backend"),
+    "esu-11": lambda a: callers_of_route(a, "POST /classify", 5),
+    "esu-12": lambda a: callers_of_route(a, "GET /api/categories", 3, "Backend"),
+    "esu-13": lambda a: calls_from(a, "Backend"),
+    "esu-14": lambda a: calls_to(a, "Backend"),
+    "esu-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                   if x.kind == "async" and x.match in ("cross_service", "intra_service")]},
+    "esu-16": lambda a: (lambda drawn: {"services": sorted(
+        s.name for s in a("find", kind="microservice", filter={"deployable": True}, limit=100).results
+        if s.name not in {x.source for x in drawn.links if x.kind == "http" and x.target in drawn.services
+                          and x.target != x.source})})(a("service_map")),
+    "esu-17": lambda a: {"routes": served_endpoints(a, "Backend", grpc=False)},
+    "esu-18": lambda a: (lambda found: {"routes": served_endpoints(a, found, grpc=False) if found else []})(
+        (lambda r: r.node.microservice if r.status == "one" else
+         next((c.node.microservice for c in r.candidates), None))(a("resolve", identifier="POST /classify", hint_kind="route"))),
+    "esu-19": lambda a: {"routes": served_endpoints(a, "StaffWebUI", grpc=False)},
+    "esu-20": lambda a: {**config_of_clients(a, "Backend", target_path_prefix="/classify"),
+                         **describe_named(a, "Backend", "microservice")},
+    "esu-21": lambda a: {**config_of_clients(a, "StaffWebUI", target_service="Backend"),
+                         **describe_named(a, "Backend", "microservice")},
+    "esu-22": lambda a: service_config_and_code(a, "Backend", "LLM chat completion client model"),
+    "esu-23": lambda a: service_config_and_code(a, "Backend", "identity server URL token authority"),
+    "esu-24": lambda a: no_callers(a, "POST /embed"),
+    "esu-25": lambda a: {"found": [(x.source, label) for x in a("service_map", microservice="CustomerWebUI").links
+                                   if _same(x.source, "CustomerWebUI") for label in x.labels
+                                   if label in ("POST /tickets", "POST /api/assistant/chat")]},
+    "esu-26": lambda a: {"found": [r.label for r in a("find", kind="route", limit=500).results
+                                   if r.label.split(" ", 1)[-1] in ("/health", "/alive")]},
+    "esu-27": lambda a: {"found": [c.id for c in a("find", kind="client", filter={"microservice": "DataIngestor"},
+                                                   limit=50).results]},
+    "esu-28": lambda a: {"found": [r for r in served_endpoints(a, "Backend", grpc=False) if r.startswith("DELETE ")]},
+    "esu-29": lambda a: search_everywhere(a, "classify a new ticket's type"),
+    "esu-30": lambda a: top_symbols(a, "ticket summary and customer satisfaction score", "Backend"),
+    "esu-31": lambda a: top_symbols(a, "restrict a customer to their own tickets", "Backend"),
 }
 
 
