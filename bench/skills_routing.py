@@ -95,13 +95,17 @@ Labelled = list[tuple[str, str | None]]  # (question, expected source or None)
 
 
 class CachedEmbedder:
-    """The ONNX model behind a cache keyed by model name + sha256 of each text (same name, same vectors)."""
+    """The ONNX model behind a cache keyed by model name + sha256 of each text (same name, same vectors); written
+    once :data:`SAVE_EVERY` new vectors have gathered, and at the end (:meth:`close`)."""
+
+    SAVE_EVERY = 2048
 
     def __init__(self, model: OnnxEmbedder, directory: Path) -> None:
         self.model = model
         self.name, self.dim = model.name, model.dim
         self.path = directory / f"vectors-{model.name}.npz"
         self.rows: dict[str, np.ndarray] = {}
+        self.unsaved = 0
         if self.path.exists():
             data = np.load(self.path)
             self.rows = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
@@ -109,7 +113,12 @@ class CachedEmbedder:
     def passages(self, text: str) -> list[str]:
         return [text]
 
+    def close(self) -> None:
+        if self.unsaved:
+            self.save()
+
     def save(self) -> None:
+        self.unsaved = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp.npz")
         np.savez(tmp, keys=np.array(list(self.rows), dtype="U64"), vectors=np.vstack(list(self.rows.values())))
@@ -122,8 +131,10 @@ class CachedEmbedder:
         for start in range(0, len(missing), chunk):
             part = missing[start:start + chunk]
             self.rows.update(zip(part, self.model.embed([by_key[k] for k in part]), strict=True))
-            self.save()
-            print(f"  embedded {start + len(part)}/{len(missing)}", file=sys.stderr, flush=True)
+            self.unsaved += len(part)
+            if self.unsaved >= self.SAVE_EVERY:  # not on every search: one question at a time rewrote the file
+                self.save()
+                print(f"  embedded {start + len(part)}/{len(missing)}", file=sys.stderr, flush=True)
         if not keys:
             return np.empty((0, self.dim), dtype=np.float32)
         return np.vstack([self.rows[k] for k in keys]).astype(np.float32)
@@ -533,6 +544,13 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
+    try:
+        run(args, cache)
+    finally:
+        cache.close()
+
+
+def run(args: argparse.Namespace, cache: CachedEmbedder) -> None:
     if args.knn:
         skills_fit.knn_top1(skills_fit.training_sets(DATA, cache.embed))
         return
