@@ -126,3 +126,25 @@ def test_a_broken_question_fails(how):
         questions[0]["system"] = "no-such-system"
     problems = gold_schema.question_problems(questions, _systems(), code_questions.PLANS)
     assert [p for p in problems if p.split(":")[0] not in KNOWN] != []
+
+
+class _Store:
+    def iter_nodes(self, kind):
+        return []
+
+
+def test_the_routes_judge_takes_a_spelling_the_keys_route_lists_in_accept_paths():
+    key = {"services": [{"name": "shop", "root": "src/shop", "names": [{"name": "Shop.Api"}]}],
+           "routes": [{"id": "R.p", "service": "shop", "kind": "http", "method": "GET", "path": "/v1/product/{id}",
+                       "accept_paths": ["/v1/Product/{id}"]},
+                      {"id": "R.q", "service": "other", "kind": "http", "method": "GET", "path": "/v1/brand",
+                       "accept_paths": ["/v1/Brand"]}]}
+    judge = code_questions.Judge(key, _Store())
+    question = {"type": "routes", "items": [{"method": "GET", "path": "/v1/product/{productId}", "service": "shop"}]}
+    assert judge.routes(question, ["GET /v1/Product/{id}"])[0]
+    assert judge.routes(question, ["GET /v1/product/{x}"])[0]
+    assert not judge.routes(question, ["GET /v1/Products/{id}"])[0]
+    own = {"type": "routes", "items": [{"method": "GET", "path": "/a", "service": "shop", "accept_paths": ["/A"]}]}
+    assert judge.routes(own, ["GET /A"])[0]
+    other = {"type": "routes", "items": [{"method": "GET", "path": "/v1/brand", "service": "shop"}]}
+    assert not judge.routes(other, ["GET /v1/Brand"])[0]  # another service's spelling is not this one's
