@@ -1564,6 +1564,20 @@ class Judge:
         missing, extra = required - got, got - allowed if allowed else set()
         return not missing and not extra, [f"missing {sorted(missing)}"] * bool(missing) + [f"extra {sorted(extra)}"] * bool(extra)
 
+    def accept_paths(self, entry: dict, method: str) -> list[str]:
+        """Equivalent spellings of a routes answer's item (README: a route matches by its path \"or listed in
+        ``accept_paths``\"): the item's own, and those of the key's route of the same service, method and path."""
+        paths = list(entry.get("accept_paths") or [])
+        if entry.get("service") and isinstance(entry.get("path"), str):
+            service, path = self.canonical(entry["service"]), gold.norm_path(entry["path"])
+            for route in self.key.get("routes", []):
+                if (route.get("kind") == "http" and self.canonical(route.get("service", "")) == service
+                        and isinstance(route.get("path"), str) and gold.norm_path(route["path"]) == path
+                        and method.upper() in {route.get("method", "").upper(),
+                                               *(m.upper() for m in route.get("accept_methods") or [])}):
+                    paths += route.get("accept_paths") or []
+        return paths
+
     def routes(self, key: dict, labels: list[str]) -> tuple[bool, list[str]]:
         def norm(label: str) -> tuple[str, str]:
             """``METHOD path`` without a deployment's prefix (``/{?}``) or a note in brackets (``(playground)``);
@@ -1573,15 +1587,19 @@ class Judge:
             return method.upper(), re.sub(r"/\*\*$", "/*", path)   # two spellings of "everything under"
 
         got = {norm(label) for label in labels}
-        required, allowed = set(), set()
+        required: set[tuple[str, str]] = set()
+        allowed: set[tuple[str, str]] = set()
+        spellings: dict[tuple[str, str], set[tuple[str, str]]] = {}
         for item in key["items"]:
             entry = item if isinstance(item, dict) else dict(zip(("method", "path"), item.split(" ", 1), strict=True))
             for method in entry["method"].split("|"):
                 route = norm(f"{method} {entry['path']}")
-                allowed.add(route)
+                spellings[route] = {route} | {norm(f"{method} {p}") for p in self.accept_paths(entry, method)}
+                allowed |= spellings[route]
                 if not entry.get("optional") and method == entry["method"].split("|")[0]:
                     required.add(route)
-        missing = {r for r in required if r not in got and ("ANY", r[1]) not in got}  # ANY serves every method
+        missing = {r for r in required if not any(s in got or ("ANY", s[1]) in got  # ANY serves every method
+                                                  for s in spellings[r])}
         extra = {g for g in got if g not in allowed and ("ANY", g[1]) not in allowed
                  and not (g[0] == "ANY" and any(a[1] == g[1] for a in allowed))}
         return not missing and not extra, [f"missing {sorted(missing)}"] * bool(missing) + [f"extra {sorted(extra)}"] * bool(extra)

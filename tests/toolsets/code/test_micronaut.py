@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -400,3 +401,44 @@ def test_a_declarative_client_method_is_at_its_mapping_line_not_an_annotation_ab
                      ("OrdersClient.java", "GET orders-service /orders/count"): 7,
                      ("FeignOrders.java", "GET orders-service /orders/{id}"): 10,
                      ("ExchangeOrders.java", "GET orders-service /orders/{id}"): 9}
+
+
+PROVIDER = '''package com.acme.auth;
+
+import io.micronaut.http.HttpRequest;
+import io.micronaut.security.authentication.{base};
+import io.micronaut.security.authentication.AuthenticationRequest;
+
+@Singleton
+public class Agents implements {base}{generic} {{
+
+    @Override
+    public Object authenticate(HttpRequest<?> request, AuthenticationRequest<?, ?> credentials) {{
+        return null;
+    }}
+}}
+'''
+
+
+@pytest.mark.parametrize(("base", "generic", "settings", "expected"), [
+    ("AuthenticationProvider", "", "", {("POST /login", 10)}),
+    ("HttpRequestAuthenticationProvider", "<HttpRequest<?>>", "", {("POST /login", 10)}),
+    ("ReactiveAuthenticationProvider", "<HttpRequest<?>, String, String>",
+     "  server:\n    context-path: /auth\n  security:\n    endpoints:\n      login:\n        path: /signin\n",
+     {("POST /auth/signin", 10)}),
+    ("AuthenticationProvider", "",
+     "  security:\n    endpoints:\n      login:\n        enabled: false\n", set()),
+])
+def test_an_authentication_provider_is_behind_the_frameworks_login_route(tmp_path: Path, base, generic, settings,
+                                                                         expected):
+    """Micronaut Security serves ``POST /login`` (``micronaut.security.endpoints.login``: enabled unless set false,
+    at ``path``) and calls the application's AuthenticationProvider: the route is filed at its ``authenticate``."""
+    root = write_tree(tmp_path, {
+        "auth/pom.xml": _pom("auth"),
+        "auth/Dockerfile": "FROM eclipse-temurin:17\n",
+        "auth/src/main/resources/application.yml": "micronaut:\n  application:\n    name: auth-service\n" + settings,
+        "auth/src/main/java/com/acme/auth/Agents.java": PROVIDER.format(base=base, generic=generic),
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    routes = {(n.props["label"], n.props["line"]) for n in nodes.values() if n.kind == "route"}
+    assert routes == expected

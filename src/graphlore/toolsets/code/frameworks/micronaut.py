@@ -20,6 +20,10 @@ HttpClient: a field or variable of its type, ``toBlocking()``) in a class whose 
 each ``@Queue`` method's queue; ``@RabbitClient("exchange")`` interfaces send each ``@Binding`` method's
 routing key (to the default exchange: the queue of that name; to a named exchange: its bindings decide,
 which are not read). Topics fold like any value (``${...}`` from the module's ``application.yml``).
+
+**Framework routes.** Micronaut Security's login endpoint (``POST /login``; ``micronaut.security.endpoints.login``:
+``path``, on unless ``enabled: false``) calls the application's ``AuthenticationProvider`` (any of its kinds): the
+route is filed at that class's ``authenticate``, the code it runs, under the service's context path.
 """
 
 from __future__ import annotations
@@ -54,6 +58,11 @@ RETRIEVES = {"retrieve", "exchange", "stream", "jsonStream", "eventStream"}
 HTTP_CLIENT_TYPES = {"HttpClient", "RxHttpClient", "ReactorHttpClient", "RxStreamingHttpClient",
                      "StreamingHttpClient", "BlockingHttpClient"}
 CONTEXT_KEY = "micronaut.server.context-path"
+#: the interfaces of an application's authentication code, which Micronaut Security's login endpoint calls
+AUTHENTICATION_PROVIDERS = {"AuthenticationProvider", "ReactiveAuthenticationProvider",
+                            "HttpRequestAuthenticationProvider", "HttpRequestReactiveAuthenticationProvider",
+                            "ExecutorAuthenticationProvider", "HttpRequestExecutorAuthenticationProvider"}
+LOGIN_KEY = "micronaut.security.endpoints.login"
 
 
 def is_micronaut(bound: Bound) -> bool:
@@ -95,6 +104,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 yield from _listeners(jf, index, "KafkaListener" in anns)
             if "KafkaClient" in anns or "RabbitClient" in anns:
                 yield from _producers(jf, index, anns)
+            if sym.kind == "class" and "abstract" not in sym.modifiers and _provides_authentication(bound, sym):
+                yield from _login(jf, index, context, values)
         yield from _low_level(jf)
     return read
 
@@ -121,6 +132,27 @@ def _routes(jf: JavaFile, types: Types, index: int, controller: AnnotationFact, 
             yield item(jf.bound, owner, "route", "micronaut", None if mapped.owner is not None else sym.line_start,
                        http_method=mapped.verb, path=join_paths([context, prefix, path]),
                        written=" + ".join(w for w in (prefix_expr, written) if w) or '"/"')
+
+
+def _provides_authentication(bound: Bound, sym) -> bool:
+    """Whether a class implements one of Micronaut Security's authentication providers (imported from it)."""
+    names = {name.split("<", 1)[0].strip().rsplit(".", 1)[-1] for _, name in sym.supers}
+    return bool(names & AUTHENTICATION_PROVIDERS) and any(
+        i.target.startswith("io.micronaut.security.") for i in bound.facts.imports)
+
+
+def _login(jf: JavaFile, index: int, context: Folded, values: Values) -> Iterator[Item]:
+    """The framework's ``POST`` login route, filed at the provider's ``authenticate`` (the class: none declared)."""
+    if (values.get(f"{LOGIN_KEY}.enabled") or "").strip().lower() == "false":
+        return
+    raw = values.get(f"{LOGIN_KEY}.path")
+    text, missing = values.resolve(raw) if raw is not None else ("/login", [])
+    path = Folded(text, not missing, tuple(f"placeholder ${{{k}}} in {LOGIN_KEY}.path" for k in missing))
+    sym = jf.facts.symbols[index]
+    owner = next((i for i in jf.bound.members(sym.key) if jf.facts.symbols[i].kind == "method"
+                  and jf.facts.symbols[i].name == "authenticate"), index)
+    yield item(jf.bound, owner, "route", "micronaut", http_method="POST", path=join_paths([context, path]),
+               written=f"{LOGIN_KEY} (Micronaut Security's login endpoint, calling this AuthenticationProvider)")
 
 
 def _declared_client(jf: JavaFile, types: Types, index: int, client: AnnotationFact,
