@@ -1452,6 +1452,40 @@ PLANS = {
     "esu-29": lambda a: search_everywhere(a, "classify a new ticket's type"),
     "esu-30": lambda a: top_symbols(a, "ticket summary and customer satisfaction score", "Backend"),
     "esu-31": lambda a: top_symbols(a, "restrict a customer to their own tickets", "Backend"),
+    # mskafka (ewolff/microservice-kafka, twentieth blind set, session 11): written from the questions' words and SKILL.md
+    # after the key's commit, before any run (run with --system-dir mskafka=/tmp/mskafka); services as SKILL.md names
+    # them: each Maven module's spring.application.name (order, shipping, invoicing) under a reactor whose three members
+    # are deployable. The only cross-service traffic the questions ask about is the Kafka topic order
+    "mk-01": lambda a: consumers_of_event(a, "order", "order"),
+    "mk-02": lambda a: callers_of(a, "ShipmentService.ship", "shipping"),
+    "mk-03": lambda a: callers_of(a, "OrderService.order", "order"),
+    "mk-04": lambda a: {"paths": [downstream(a, a.one("POST /", "order", "route"), 8)]},
+    "mk-05": lambda a: (lambda owner: {"paths": [a.upstream(owner, 3) + downstream(a, owner, 6)]})(
+        producer_owner(a, "order")),
+    "mk-06": lambda a: {"paths": [downstream(a, search_route(a, "add a line to the order form", "order"), 4)]},
+    "mk-07": lambda a: consumers_of_event(a, "order", "order"),
+    "mk-08": lambda a: callers_and_consumers(a, "OrderService.order", "order", 3),
+    "mk-09": lambda a: calls_from(a, "order"),
+    "mk-10": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "mk-11": lambda a: (lambda drawn: {"services": sorted(
+        s.name for s in a("find", kind="microservice", filter={"deployable": True}, limit=100).results
+        if s.name not in {x.source for x in drawn.links if x.kind == "http" and x.target in drawn.services
+                          and x.target != x.source})})(a("service_map")),
+    "mk-12": lambda a: {"routes": served_endpoints(a, "order", grpc=False)},
+    "mk-13": lambda a: {"routes": served_endpoints(a, "shipping")},
+    "mk-14": lambda a: service_config_and_code(a, "shipping", "Kafka broker bootstrap servers address"),
+    "mk-15": lambda a: {**describe_named(a, "invoicing", "microservice"),
+                        **(lambda found: ([a("describe", id=r.id) for r in found[:1]], {})[1])(
+                            a("find", kind="route", filter={"microservice": "invoicing", "topic": "order"}, limit=5).results)},
+    "mk-16": lambda a: describe_named(a, "order", "microservice"),
+    "mk-17": lambda a: direct_calls(a, "shipping", "order"),
+    "mk-18": lambda a: {"found": [(x.source, x.target) for x in a("service_map", microservice="order").links
+                                  if x.kind == "http" and _same(x.target, "order") and x.match == "cross_service"]},
+    "mk-19": lambda a: {"found": [r for r in a.routes("order") if r.split(" ", 1)[0] not in {
+        "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "grpc"}]},
+    "mk-20": lambda a: search_everywhere(a, "ignore a duplicate order event that was already processed"),
+    "mk-21": lambda a: top_symbols(a, "compute the order's total price", "order"),
+    "mk-22": lambda a: implementations(a, "JsonDeserializer"),
 }
 
 
