@@ -138,8 +138,9 @@ def _clients(key: dict, services: set[str]) -> list[str]:
     problems = []
     for i, client in enumerate(key.get("clients") or []):
         where = f"clients[{i}] {client.get('id') if isinstance(client, dict) else ''}"
+        # function null: a call site in no function (an HTML form in a server-side template)
         problems += _need(client, where, {"id": str, "service": str | None, "kind": str, "file": str, "line": int,
-                                          "span": list, "function": str, "resolution": str, "required": bool})
+                                          "span": list, "function": str | None, "resolution": str, "required": bool})
         if not isinstance(client, dict):
             continue
         if "target_service" not in client:
