@@ -1,6 +1,6 @@
 """Shared fixtures: the real embedder (loaded once per test session), the shared data folder, and the
 store backend of the run (``GRAPHLORE_TEST_BACKEND``: sqlite, the default, or postgres; see
-:mod:`helpers.backend`)."""
+:mod:`helpers.backend`), and the Hypothesis profile every property test runs under."""
 
 from __future__ import annotations
 
@@ -9,10 +9,18 @@ from pathlib import Path
 import pytest
 from helpers import backend
 from helpers.paths import EXAMPLE_TREE, REPO, SHARED_DATA  # noqa: F401 - re-exported for older imports
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from graphlore.config import Settings
 from graphlore.embedding import OnnxEmbedder
 from graphlore.runtime import Runtime
+
+#: Hypothesis' per-example deadline and its ``too_slow`` health check time examples by the wall clock, which a
+#: loaded machine stretches (the project's tests make no wall-clock assertions); every property test runs under
+#: this profile, with Hypothesis' own example counts.
+hypothesis_settings.register_profile("graphlore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("graphlore")
 
 #: source trees the code toolset indexes (their own test files are data, not tests of graphlore)
 collect_ignore = ["fixtures"]
