@@ -4,6 +4,7 @@ store backend of the run (``GRAPHLORE_TEST_BACKEND``: sqlite, the default, or po
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,19 @@ def short_empty_grace(monkeypatch):
     """An empty store file is reported as damage once the grace left for a creator in another process
     has passed (2 s); tests of that verdict, not of the wait, give it 0.05 s (the wait has its own test)."""
     monkeypatch.setattr("graphlore.store.factory.EMPTY_GRACE_S", 0.05)
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handler_kept():
+    """A test that changes the SIGINT handler puts it back: a later test's Ctrl-C (``signal.raise_signal``) would
+    otherwise be ignored (the console script sets SIG_IGN once it has its exit status), and which test fails
+    would depend on the order. The handler is restored here and the test that left it changed fails."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"the test left SIGINT's handler changed ({before!r} -> {after!r}): restore it")
 
 
 @pytest.fixture(autouse=True)
