@@ -1,18 +1,27 @@
 """Shared fixtures: the real embedder (loaded once per test session), the shared data folder, and the
 store backend of the run (``GRAPHLORE_TEST_BACKEND``: sqlite, the default, or postgres; see
-:mod:`helpers.backend`)."""
+:mod:`helpers.backend`), and the Hypothesis profile every property test runs under."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
 from helpers import backend
 from helpers.paths import EXAMPLE_TREE, REPO, SHARED_DATA  # noqa: F401 - re-exported for older imports
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from graphlore.config import Settings
 from graphlore.embedding import OnnxEmbedder
 from graphlore.runtime import Runtime
+
+#: Hypothesis' per-example deadline and its ``too_slow`` health check time examples by the wall clock, which a
+#: loaded machine stretches (the project's tests make no wall-clock assertions); every property test runs under
+#: this profile, with Hypothesis' own example counts.
+hypothesis_settings.register_profile("graphlore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("graphlore")
 
 #: source trees the code toolset indexes (their own test files are data, not tests of graphlore)
 collect_ignore = ["fixtures"]
@@ -61,6 +70,19 @@ def short_empty_grace(monkeypatch):
     """An empty store file is reported as damage once the grace left for a creator in another process
     has passed (2 s); tests of that verdict, not of the wait, give it 0.05 s (the wait has its own test)."""
     monkeypatch.setattr("graphlore.store.factory.EMPTY_GRACE_S", 0.05)
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handler_kept():
+    """A test that changes the SIGINT handler puts it back: a later test's Ctrl-C (``signal.raise_signal``) would
+    otherwise be ignored (the console script sets SIG_IGN once it has its exit status), and which test fails
+    would depend on the order. The handler is restored here and the test that left it changed fails."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"the test left SIGINT's handler changed ({before!r} -> {after!r}): restore it")
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import signal
 
 import pytest
 
@@ -17,7 +18,16 @@ def threshold():
     gc.set_threshold(*saved)
 
 
-def test_the_console_script_raises_the_first_threshold_and_keeps_the_older_ones(threshold, capsys):
+@pytest.fixture
+def sigint():
+    """The console script ignores Ctrl-C once it has its exit status (see ``RootGroup.__call__``): put the
+    handler back for the tests after this one."""
+    saved = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, saved)
+
+
+def test_the_console_script_raises_the_first_threshold_and_keeps_the_older_ones(threshold, sigint, capsys):
     gc.set_threshold(700, 10, 10)
     with pytest.raises(SystemExit) as exit_:
         build_cli({})(["--version"])

@@ -299,6 +299,37 @@ def test_serve_on_a_terminal_says_what_it_is_and_how_to_stop_it(tmp_path):
     assert out == ""
 
 
+def test_ctrl_c_while_the_server_waits_for_a_terminals_next_line_stops_it(tmp_path):
+    """A terminal's stdin is read by a thread that blocks until a line comes; Ctrl-C (which asyncio turns into
+    cancelling the server) once waited for that read, and the server ran on. The test answers one request over
+    the terminal first, so the server is surely serving and waiting for the next line when Ctrl-C comes."""
+    import json
+    import pty
+    import signal
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "GRAPHLORE_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "graphlore", "serve", "items"], stdin=follower,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    try:
+        request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        os.write(leader, json.dumps(request).encode() + b"\n")
+        answer = json.loads(proc.stdout.readline() or b"{}")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)  # a hang's limit, not a measure: it stops within a second
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        finally:
+            os.close(leader)
+    assert answer.get("id") == 1 and "serverInfo" in answer["result"]
+    assert proc.returncode == 130 and b"interrupted:" in err
+
+
 def every_command(command: click.Command, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
     """Every command of the tree, groups included (``graphlore``, ``graphlore facts relation``...), with its path."""
     if not isinstance(command, click.Group):

@@ -181,7 +181,7 @@ cosine_lists = st.lists(
 ).map(lambda pairs: [Hit(i, s) for i, s in pairs])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     keyword=hit_lists,
     vector=cosine_lists,
@@ -200,21 +200,21 @@ def test_fusion_does_not_depend_on_input_order(keyword, vector, method, seed):
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(keyword=hit_lists, vector=cosine_lists, alpha=st.floats(0, 1))
 def test_convex_scores_stay_in_unit_range(keyword, vector, alpha):
     for hit in fuse(keyword, vector, method="convex", weights=(alpha, 1 - alpha)):
         assert -1e-9 <= hit.score <= 1 + 1e-9
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(keyword=hit_lists, vector=cosine_lists, alpha=st.floats(0, 1))
 def test_anchored_scores_stay_in_cosine_range(keyword, vector, alpha):
     for hit in fuse(keyword, vector, method="anchored", weights=(alpha, 1 - alpha)):
         assert -1 - 1e-9 <= hit.score <= 1 + 1e-9
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(keyword=hit_lists, vector=cosine_lists, k=st.integers(0, 100))
 def test_rrf_scores_are_bounded_by_first_place_everywhere(keyword, vector, k):
     ceiling = 2 / (k + 1)
@@ -222,7 +222,7 @@ def test_rrf_scores_are_bounded_by_first_place_everywhere(keyword, vector, k):
         assert 0 < hit.score <= ceiling + 1e-12
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(scores=st.dictionaries(st.text(min_size=1, max_size=3), st.floats(-1e6, 1e6), max_size=20))
 def test_minmax_is_monotone_and_in_range(scores):
     normalised = minmax(scores)
@@ -233,7 +233,7 @@ def test_minmax_is_monotone_and_in_range(scores):
                 assert normalised[a] <= normalised[b]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 @given(
     rankings=st.lists(st.lists(st.integers(0, 30), unique=True, max_size=15), min_size=2, max_size=2),
     k=st.integers(1, 100),

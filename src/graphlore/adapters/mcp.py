@@ -384,11 +384,9 @@ class ToolsetServer(MCPServer):
         return await super().call_tool(name, arguments, context)
 
     async def run_stdio_async(self) -> None:
-        """Serve over stdio, the pipes read and written by the event loop (:mod:`graphlore.adapters.stdio`)."""
+        """Serve over stdio: pipes read and written by the event loop, a terminal or a file by daemon threads
+        (:mod:`graphlore.adapters.stdio`)."""
         async with wire() as streams:
-            if streams is None:
-                await super().run_stdio_async()
-                return
             async with stdio_server(*streams) as (read_stream, write_stream):
                 await self._lowlevel_server.run(read_stream, write_stream,
                                                 self._lowlevel_server.create_initialization_options())
