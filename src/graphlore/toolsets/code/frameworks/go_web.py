@@ -124,9 +124,10 @@ class GoWeb:
             if key in ROUTERS:
                 return ROUTERS[key], self.mounted(bound, owner, name, depth)
             head, _, method = callee.rpartition(".")
-            if method in GROUPS and head and "." not in head:
-                maker = self.maker(bound, owner, name, method, head)
-                parent = self.router(bound, owner, ["name", head], maker.line if maker else line, depth + 1)
+            if method in GROUPS and head and re.fullmatch(r"\w+(?:\.\w+)*", head):
+                # a group of a router variable (``api := r.Group("/api")``) or of a field (``r.svr.Group(...)``)
+                maker = self.maker(bound, owner, name, method, _receiver(head), line)
+                parent = self.router(bound, owner, _receiver(head), maker.line if maker else line, depth + 1)
                 if parent is None:
                     return None
                 prefix = self.go.fold(bound, maker.args[0]) if maker is not None and maker.args else literal("")
@@ -192,13 +193,27 @@ class GoWeb:
         return out
 
     @staticmethod
-    def maker(bound: Bound, owner: str, var: str, method: str, parent: str) -> CallFact | None:
-        """The ``parent.Group(...)`` (or ``PathPrefix``) call a group variable was made by."""
-        found = [c for c in bound.facts.calls if c.owner == owner and c.name == method and c.receiver == ["name", parent]]
+    def maker(bound: Bound, owner: str, var: str, method: str, parent: list, line: int) -> CallFact | None:
+        """The ``parent.Group(...)`` (or ``PathPrefix``) call a group variable was made by (``parent``: the
+        receiver, a name or a field path): the one on the line the variable was last assigned before ``line``
+        (several groups of one parent: ``users := api.Group("/users")``, ``orders := api.Group("/orders")``)."""
+        found = [c for c in bound.facts.calls if c.owner == owner and c.name == method and c.receiver == parent]
         if method == "Subrouter":
             found = [c for c in bound.facts.calls if c.owner == owner and c.name == "PathPrefix"
-                     and c.receiver == ["name", parent]]
+                     and c.receiver == parent]
+        assigned = [at for at, t in bound.facts.locals.get(owner, {}).get(var, []) if t and t != "?" and at <= line]
+        if assigned and len(found) > 1:
+            found = [c for c in found if c.line == assigned[-1]]
         return found[0] if len(found) == 1 else None
+
+
+def _receiver(written: str) -> list:
+    """The receiver form of ``a`` or ``a.b.c`` as the facts write it (``["field", ["name", "a"], "b"]``)."""
+    parts = written.split(".")
+    out: list = ["name", parts[0]]
+    for part in parts[1:]:
+        out = ["field", out, part]
+    return out
 
 
 def _chained(bound: Bound, call: CallFact, index: int, name: str) -> CallFact | None:

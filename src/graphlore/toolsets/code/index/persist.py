@@ -169,7 +169,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 48: Yarn's own files (``.yarn/``, ``.pnp.cjs``, ``.pnp.loader.mjs``) are not read (format 47 indexed its release).
 #: 49: Python, Go and TS/JS files record their functions' returned values (``assigns[fn]["return"]``), read where a
 #: URL built by a helper function (or a Java static method of another class) is folded: format 48 had none.
-FORMAT = 49
+#: 50: one program with a subcommand per service (cobra, urfave/cli, click/typer) run by the deployment with a
+#: different command each is one service per subcommand (`layout.subcommands`); format 49 filed it all under one.
+FORMAT = 50
 
 
 def _context(values: list) -> FileContext:
