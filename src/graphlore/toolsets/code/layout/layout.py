@@ -26,6 +26,8 @@ application (the Spring Boot plugin). A tree whose root has no build file is an 
 top-level builds; files outside every module belong to a service named after the root folder. A library that
 the projects of one deployable service alone reference (.NET ``<ProjectReference>``) is part of it
 (`_attach_libraries`).
+A program with a subcommand per service (cobra, urfave/cli, click/typer) that the deployment runs with two or
+more of its subcommands makes a module of each folder only one subcommand reaches, named after it (`subcommands`).
 
 **Names.** A service's name is its declared application name (``bootstrap*`` before
 ``application*``, a ``${VAR:default}`` placeholder gives its default; one without a default, ``${VAR}``, is set

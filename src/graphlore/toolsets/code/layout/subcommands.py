@@ -156,7 +156,7 @@ class _GoIndex:
 
 _CLICK = re.compile(r"^@\w+\.command\(\s*(?:name\s*=\s*)?(?:[\"']([\w-]+)[\"'])?[^\n]*\n(?:@[^\n]*\n)*"
                     r"(?:async\s+)?def\s+(\w+)", re.M)
-_PY_FROM = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+\(?([\w\s,]+)\)?", re.M)
+_PY_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(?:\(([\w\s,]+)\)|([\w \t,]+))", re.M)
 _PY_IMPORT = re.compile(r"^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?", re.M)
 
 
@@ -165,9 +165,9 @@ def _py_subcommands(root: Path, paths: list[str]) -> list[Subcommand]:
     for path in paths:
         text = (root / path).read_text(encoding="utf-8", errors="replace")
         for match in _CLICK.finditer(text):
-            rest = text[match.end():]
-            stop = re.search(r"^\S", rest, re.M)
-            body = text[match.start():match.end() + (stop.start() if stop else len(rest))]
+            start = text.find("\n", match.end()) + 1 or len(text)   # the body: the lines after ``def``
+            stop = re.compile(r"^\S", re.M).search(text, start)
+            body = text[match.start():stop.start() if stop else len(text)]
             name = match.group(1) or match.group(2).replace("_", "-")
             out.append(Subcommand(name, path, text.count("\n", 0, match.start()) + 1, "python", body))
     return out
@@ -185,10 +185,11 @@ def _py_module_file(found: Scan, dotted: str) -> str | None:
 def _py_names(text: str) -> dict[str, str]:
     """Name bound by an import -> the dotted module it stands for."""
     out = {}
-    for module, names in _PY_FROM.findall(text):
-        for name in re.findall(r"\w+", names):
-            if name != "as":
-                out[name] = f"{module}.{name}"
+    for module, grouped, names in _PY_FROM.findall(text):
+        for part in (grouped or names).split(","):
+            words = part.split()
+            if words:   # ``name`` or ``name as alias``
+                out[words[-1]] = f"{module}.{words[0]}"
     for module, alias in _PY_IMPORT.findall(text):
         out[alias or module.split(".")[0]] = module if alias else module.split(".")[0]
     return out
