@@ -371,6 +371,8 @@ func (s *Server) Items(c *gin.Context)  {}
 func (s *Server) Drop(c *gin.Context)   {}
 
 func (s *Server) Routes() {
+	s.engine.Static("/assets", "./web/assets")
+	s.engine.StaticFile("/favicon.ico", "./web/favicon.ico")
 	api := s.engine.Group("/api/shop")
 	{
 		api.GET("", s.Orders)
@@ -386,4 +388,5 @@ func (s *Server) Routes() {
 def test_gin_groups_of_a_field_router_and_sibling_groups_keep_their_own_prefixes(tmp_path):
     found = _routes(tmp_path, {"web/server.go": GIN_FIELD_GROUPS})
     assert {(verb, path) for verb, path, _ in found} == {
-        ("GET", "/api/shop"), ("GET", "/api/shop/items/all"), ("DELETE", "/api/shop/orders")}
+        ("GET", "/api/shop"), ("GET", "/api/shop/items/all"), ("DELETE", "/api/shop/orders"),
+        ("GET", "/assets/*filepath"), ("GET", "/favicon.ico")}   # static files: every path under the prefix

@@ -9,7 +9,8 @@ their types; groups add their prefix (``r.PathPrefix("/api").Subrouter()``, ``r.
 mount through another call, ``Mount("/api", wrap(api))``, leaves the prefix unknown), or, for a router a function
 makes and returns, a mount of a call of that function (``root.Mount("/api", api.New())``). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
 pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method; gorilla's
-``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``), gin and
+``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``; gin's ``Static``/``StaticFS`` and
+echo's ``Static`` serve ``GET p/*``, gin's ``StaticFile`` and echo's ``File`` ``GET p``), gin and
 echo ``GET``/``POST``/.../``Any``/``Handle(method, ...)``, chi ``Get``/``Post``/.../``Method(method, ...)``.
 gorilla's builder chain ``r.Methods("GET").Path("/x").Name(n).Handler(h)`` (in any order), on a router made
 with settings (``mux.NewRouter().StrictSlash(true)``); echo ``Add(method, ...)``. A registration in a ``for ...
@@ -60,6 +61,8 @@ VERBS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH"
          "OPTIONS": "OPTIONS", "Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH",
          "Head": "HEAD", "Options": "OPTIONS"}
 GROUPS = {"Group", "PathPrefix", "Subrouter", "Route", "With"}
+#: gin's and echo's registrations of static files (``r.Static("/assets", "./web/assets")``, ``StaticFile``)
+STATIC = ("Static", "StaticFS", "StaticFile", "File")
 SUBROUTER = re.compile(r"^(\w+)\.PathPrefix\((.*)\)\.Subrouter$")
 STRIP_PREFIX = re.compile(r"^http\.StripPrefix\((.+),\s*(\w+)\)$")
 #: gorilla's settings that return the router they are called on: ``mux.NewRouter().StrictSlash(true)``
@@ -323,7 +326,7 @@ def _route(web: GoWeb, bound: Bound, index: int, call: CallFact, owner: int) -> 
     if name in ("Handler", "HandlerFunc"):
         yield from _built_route(web, bound, index, call, owner)
         return
-    if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match", "Add"):
+    if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match", "Add", *STATIC):
         return
     found = web.router(bound, call.owner, call.receiver, call.line)
     if found is None:
@@ -344,6 +347,15 @@ def _registration(web: GoWeb, bound: Bound, call: CallFact, owner: int, framewor
     fold, handler_of, written = _reader(web, bound, call, names)
     name = call.name
     args = list(call.args)
+    if name in STATIC:   # files served from a folder: every path under the prefix (gin ``*filepath``, echo ``*``)
+        if framework not in ("gin", "echo") or not args or name == "File" and framework != "echo":
+            return
+        under = "" if name in ("StaticFile", "File") else "/*filepath" if framework == "gin" else "/*"
+        for prefix in prefixes:
+            yield item(bound, owner, "route", framework, call.line, http_method="GET",
+                       path=join_paths([prefix, fold(args[0]), literal(under)] if under else [prefix, fold(args[0])]),
+                       written=written(args[0]))
+        return
     if name in ("Method", "MethodFunc", "Add") or (name == "Handle" and framework in ("gin", "echo")):
         if len(args) < 2:
             return
