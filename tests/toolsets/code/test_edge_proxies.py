@@ -521,3 +521,29 @@ def test_a_proxy_workload_mounts_the_configmap_of_its_own_manifest(tmp_path: Pat
     held = sorted((n.props["microservice"], n.props["label"]) for n in nodes.values() if n.kind == "route"
                   and n.props["microservice"] != "orders")
     assert held == [("admin", "ANY /admin/orders/**"), ("gateway", "ANY /api/orders/**")]   # one gateway-conf each
+
+
+def test_a_traefik_router_of_grpc_calls_is_no_http_route_of_its_service():
+    compose = """services:
+  edge:
+    image: traefik:v3.1
+  accounts:
+    build: ./accounts
+    labels:
+      - traefik.enable=true
+      - traefik.http.routers.accounts.rule=PathPrefix(`/api/accounts`)
+      - traefik.http.routers.accounts.service=accounts
+      - traefik.http.services.accounts.loadbalancer.server.port=80
+      - traefik.http.routers.accounts-rpc.rule=Headers(`content-type`,`application/grpc`) && Headers(`x-svc`, `a`)
+      - traefik.http.routers.accounts-rpc.service=accounts-rpc
+      - traefik.http.services.accounts-rpc.loadbalancer.server.port=4000
+      - traefik.http.routers.admin.rule=Headers(`x-admin`, `1`)
+      - traefik.http.routers.admin.service=accounts
+"""
+    found = {(pattern, plain(forward.target.text) if forward else None, problem)
+             for _, _, pattern, forward, problem, _ in traefik_label_routes("docker-compose.yml", compose)}
+    assert found == {
+        ("/api/accounts/**", "http://accounts:80", None),
+        ("/**", None, "the rule Headers(`content-type`,`application/grpc`) && Headers(`x-svc`, `a`) routes gRPC calls "
+                      "(content-type application/grpc), not HTTP routes"),
+        ("/**", "http://accounts:80", None)}   # another header: every path still

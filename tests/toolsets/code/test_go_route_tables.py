@@ -356,3 +356,37 @@ func f() {
     tables = extract("web/table.go", source).extra["tables"]
     assert set(tables[""]) == {"routes"} and set(tables["f"]) == {"cases"}
     assert "tables" not in extract("web/table_test.go", source).extra
+
+
+GIN_FIELD_GROUPS = """package web
+
+import "github.com/gin-gonic/gin"
+
+type Server struct {
+	engine *gin.Engine
+}
+
+func (s *Server) Orders(c *gin.Context) {}
+func (s *Server) Items(c *gin.Context)  {}
+func (s *Server) Drop(c *gin.Context)   {}
+
+func (s *Server) Routes() {
+	s.engine.Static("/assets", "./web/assets")
+	s.engine.StaticFile("/favicon.ico", "./web/favicon.ico")
+	api := s.engine.Group("/api/shop")
+	{
+		api.GET("", s.Orders)
+		items := api.Group("/items")
+		items.GET("/all", s.Items)
+		orders := api.Group("/orders")
+		orders.DELETE("", s.Drop)
+	}
+}
+"""
+
+
+def test_gin_groups_of_a_field_router_and_sibling_groups_keep_their_own_prefixes(tmp_path):
+    found = _routes(tmp_path, {"web/server.go": GIN_FIELD_GROUPS})
+    assert {(verb, path) for verb, path, _ in found} == {
+        ("GET", "/api/shop"), ("GET", "/api/shop/items/all"), ("DELETE", "/api/shop/orders"),
+        ("GET", "/assets/*filepath"), ("GET", "/favicon.ico")}   # static files: every path under the prefix

@@ -74,6 +74,7 @@ The map (packages by concern; a package imports only the packages above it)::
       layout.py                   modules from build files, microservices, each file's context
       entry_points.py             services built from a subfolder's entry point (go build ./cmd/x), their packages
       edge.py                     edge proxies that are only a container (a stock nginx/Envoy image, mounted config)
+      subcommands.py              services that are subcommands of one program (cobra, urfave/cli, click) the deployment runs
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders

@@ -9,7 +9,8 @@ their types; groups add their prefix (``r.PathPrefix("/api").Subrouter()``, ``r.
 mount through another call, ``Mount("/api", wrap(api))``, leaves the prefix unknown), or, for a router a function
 makes and returns, a mount of a call of that function (``root.Mount("/api", api.New())``). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
 pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method; gorilla's
-``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``), gin and
+``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``; gin's ``Static``/``StaticFS`` and
+echo's ``Static`` serve ``GET p/*``, gin's ``StaticFile`` and echo's ``File`` ``GET p``), gin and
 echo ``GET``/``POST``/.../``Any``/``Handle(method, ...)``, chi ``Get``/``Post``/.../``Method(method, ...)``.
 gorilla's builder chain ``r.Methods("GET").Path("/x").Name(n).Handler(h)`` (in any order), on a router made
 with settings (``mux.NewRouter().StrictSlash(true)``); echo ``Add(method, ...)``. A registration in a ``for ...
@@ -60,6 +61,8 @@ VERBS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH"
          "OPTIONS": "OPTIONS", "Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH",
          "Head": "HEAD", "Options": "OPTIONS"}
 GROUPS = {"Group", "PathPrefix", "Subrouter", "Route", "With"}
+#: gin's and echo's registrations of static files (``r.Static("/assets", "./web/assets")``, ``StaticFile``)
+STATIC = ("Static", "StaticFS", "StaticFile", "File")
 SUBROUTER = re.compile(r"^(\w+)\.PathPrefix\((.*)\)\.Subrouter$")
 STRIP_PREFIX = re.compile(r"^http\.StripPrefix\((.+),\s*(\w+)\)$")
 #: gorilla's settings that return the router they are called on: ``mux.NewRouter().StrictSlash(true)``
@@ -124,9 +127,10 @@ class GoWeb:
             if key in ROUTERS:
                 return ROUTERS[key], self.mounted(bound, owner, name, depth)
             head, _, method = callee.rpartition(".")
-            if method in GROUPS and head and "." not in head:
-                maker = self.maker(bound, owner, name, method, head)
-                parent = self.router(bound, owner, ["name", head], maker.line if maker else line, depth + 1)
+            if method in GROUPS and head and re.fullmatch(r"\w+(?:\.\w+)*", head):
+                # a group of a router variable (``api := r.Group("/api")``) or of a field (``r.svr.Group(...)``)
+                maker = self.maker(bound, owner, name, method, _receiver(head), line)
+                parent = self.router(bound, owner, _receiver(head), maker.line if maker else line, depth + 1)
                 if parent is None:
                     return None
                 prefix = self.go.fold(bound, maker.args[0]) if maker is not None and maker.args else literal("")
@@ -192,13 +196,27 @@ class GoWeb:
         return out
 
     @staticmethod
-    def maker(bound: Bound, owner: str, var: str, method: str, parent: str) -> CallFact | None:
-        """The ``parent.Group(...)`` (or ``PathPrefix``) call a group variable was made by."""
-        found = [c for c in bound.facts.calls if c.owner == owner and c.name == method and c.receiver == ["name", parent]]
+    def maker(bound: Bound, owner: str, var: str, method: str, parent: list, line: int) -> CallFact | None:
+        """The ``parent.Group(...)`` (or ``PathPrefix``) call a group variable was made by (``parent``: the
+        receiver, a name or a field path): the one on the line the variable was last assigned before ``line``
+        (several groups of one parent: ``users := api.Group("/users")``, ``orders := api.Group("/orders")``)."""
+        found = [c for c in bound.facts.calls if c.owner == owner and c.name == method and c.receiver == parent]
         if method == "Subrouter":
             found = [c for c in bound.facts.calls if c.owner == owner and c.name == "PathPrefix"
-                     and c.receiver == ["name", parent]]
+                     and c.receiver == parent]
+        assigned = [at for at, t in bound.facts.locals.get(owner, {}).get(var, []) if t and t != "?" and at <= line]
+        if assigned and len(found) > 1:
+            found = [c for c in found if c.line == assigned[-1]]
         return found[0] if len(found) == 1 else None
+
+
+def _receiver(written: str) -> list:
+    """The receiver form of ``a`` or ``a.b.c`` as the facts write it (``["field", ["name", "a"], "b"]``)."""
+    parts = written.split(".")
+    out: list = ["name", parts[0]]
+    for part in parts[1:]:
+        out = ["field", out, part]
+    return out
 
 
 def _chained(bound: Bound, call: CallFact, index: int, name: str) -> CallFact | None:
@@ -308,7 +326,7 @@ def _route(web: GoWeb, bound: Bound, index: int, call: CallFact, owner: int) -> 
     if name in ("Handler", "HandlerFunc"):
         yield from _built_route(web, bound, index, call, owner)
         return
-    if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match", "Add"):
+    if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match", "Add", *STATIC):
         return
     found = web.router(bound, call.owner, call.receiver, call.line)
     if found is None:
@@ -329,6 +347,15 @@ def _registration(web: GoWeb, bound: Bound, call: CallFact, owner: int, framewor
     fold, handler_of, written = _reader(web, bound, call, names)
     name = call.name
     args = list(call.args)
+    if name in STATIC:   # files served from a folder: every path under the prefix (gin ``*filepath``, echo ``*``)
+        if framework not in ("gin", "echo") or not args or name == "File" and framework != "echo":
+            return
+        under = "" if name in ("StaticFile", "File") else "/*filepath" if framework == "gin" else "/*"
+        for prefix in prefixes:
+            yield item(bound, owner, "route", framework, call.line, http_method="GET",
+                       path=join_paths([prefix, fold(args[0]), literal(under)] if under else [prefix, fold(args[0])]),
+                       written=written(args[0]))
+        return
     if name in ("Method", "MethodFunc", "Add") or (name == "Handle" and framework in ("gin", "echo")):
         if len(args) < 2:
             return

@@ -14,7 +14,8 @@ service its target names; `services.links` links it to the target's routes a req
   ``ServiceName``), for each ``UpstreamHttpMethod`` (none: any). A placeholder that ends both templates is
   Ocelot's catch-all (every path under the prefix); any other template is matched as a whole.
 - **Traefik**'s file provider (``traefik*`` / ``dynamic*`` YAML or TOML): ``http.routers`` whose ``rule``
-  matches ``PathPrefix`` (every path under it), ``Path`` or ``Host`` only (every path), its ``service``'s
+  matches ``PathPrefix`` (every path under it), ``Path`` or ``Host`` only (every path; a rule that requires
+  ``Headers(`content-type`, `application/grpc`)`` routes gRPC calls, no HTTP route, and is not read), its ``service``'s
   ``loadBalancer.servers[].url`` the target; a ``stripPrefix`` then an ``addPrefix`` middleware declared in the
   file change the path (in that order; a change after an ``addPrefix`` or a second ``stripPrefix`` is not
   read), any other middleware does not; a rule with ``||``, ``!`` or a regular expression, a
@@ -350,6 +351,9 @@ def _traefik_paths(rule: str) -> list[tuple[str, str]] | str:
         return f"the rule {rule} is not read"
     paths: list[tuple[str, str]] = []
     for name, args in _MATCHER.findall(rule):
+        if name in ("Headers", "Header") and [v.lower() for v in _QUOTED.findall(args)][:2] == [
+                "content-type", "application/grpc"]:
+            return f"the rule {rule} routes gRPC calls (content-type application/grpc), not HTTP routes"
         if name in ("Path", "PathPrefix"):
             paths += [(name, value) for value in _QUOTED.findall(args)]
         elif name not in ("Host", "Method", "Headers", "Header", "Query", "ClientIP"):

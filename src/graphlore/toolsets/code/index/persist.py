@@ -179,7 +179,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``extra["path_heads"]`` without a ``use`` of it: format 52 recorded only paths in other positions.
 #: 54: a Micronaut Security ``AuthenticationProvider`` is behind the framework's ``POST /login`` route (filed at its
 #: ``authenticate``): records of format 53 hold no such route.
-FORMAT = 54
+#: 55: one program with a subcommand per service (cobra, urfave/cli, click/typer) run by the deployment with a
+#: different command each is one service per subcommand (`layout.subcommands`); format 54 filed it all under one.
+FORMAT = 55
 
 
 def _context(values: list) -> FileContext:

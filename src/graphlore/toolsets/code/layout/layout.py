@@ -26,6 +26,8 @@ application (the Spring Boot plugin). A tree whose root has no build file is an 
 top-level builds; files outside every module belong to a service named after the root folder. A library that
 the projects of one deployable service alone reference (.NET ``<ProjectReference>``) is part of it
 (`_attach_libraries`).
+A program with a subcommand per service (cobra, urfave/cli, click/typer) that the deployment runs with two or
+more of its subcommands makes a module of each folder only one subcommand reaches, named after it (`subcommands`).
 
 **Names.** A service's name is its declared application name (``bootstrap*`` before
 ``application*``, a ``${VAR:default}`` placeholder gives its default; one without a default, ``${VAR}``, is set
@@ -55,6 +57,7 @@ from ..languages.base import BuildFile
 from ..model import FileContext
 from .edge import final_image, find_edges
 from .entry_points import entry_points, reached
+from .subcommands import subcommand_services
 from .walk import (
     CONFIG_FILE,
     NGINX_FILE,
@@ -397,6 +400,33 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
                                      parent=owner if shared else next(iter(reaching)))
 
 
+def _subcommand_modules(found: Scan, modules: dict[str, Module]) -> dict[str, str]:
+    """A module for each folder only one subcommand the deployment runs reaches (`subcommands`), the shortest one
+    its service's head (named after the subcommand, deployable: the deployment runs it); the others its members.
+    Returns subcommand -> the units that run it, as written."""
+    go_modules = {path: module.namespace for path, module in modules.items()
+                  if module.namespace and "go.mod" in module.build_files}
+    services = subcommand_services(found, go_modules)
+    reaching: dict[str, set[str]] = {}
+    for name, (_sub, folders) in services.items():
+        for folder in folders:
+            reaching.setdefault(folder, set()).add(name)
+    out = {}
+    for name, (sub, folders) in sorted(services.items()):
+        own = sorted((f for f in folders if reaching[f] == {name} and f and f not in modules),
+                     key=lambda f: (f.count("/"), f))
+        if not own:
+            continue
+        head = own[0]
+        modules[head] = Module(path=head, build_files=(), name=name, name_source="subcommand",
+                               built_by=tuple(sub.run_by))
+        for folder in own[1:]:
+            modules[folder] = Module(path=folder, build_files=(), name=folder.rpartition("/")[2],
+                                     name_source="folder", parent=head)
+        out[name] = head
+    return out
+
+
 def _edge_modules(found: Scan, modules: dict[str, Module], sources: set[str]) -> list:
     """A module for each edge proxy that is only a container (`edge.find_edges`), named after its folder or its
     Compose service."""
@@ -533,6 +563,8 @@ class Layout:
         self._cache: dict[tuple[str, str], FileContext] = {}
         #: import alias tables by (language, folder) (`Language.read_aliases`)
         self.aliases: dict[tuple[str, str], tuple] = {}
+        #: subcommand -> the service it runs (one program, a subcommand per service: `subcommands`)
+        self.subcommands: dict[str, str] = {}
         #: the files those tables were read from (an ``extends`` target may have any name: `input_stamps`)
         self.alias_inputs: set[str] = set()
 
@@ -744,6 +776,7 @@ def detect_layout(found: Scan) -> Layout:
                 modules[program] = Module(path=program, build_files=(), name=folder, name_source="folder",
                                           boot_plugin=True, declared_script=script)
     _entry_modules(found, modules)
+    subcommand_heads = _subcommand_modules(found, modules)
     _console_tools(root, modules)
     edges = _edge_modules(found, modules, sources)
     _read_configs(root, found, modules)
@@ -784,6 +817,10 @@ def detect_layout(found: Scan) -> Layout:
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
+    layout.subcommands = {name: modules[head].microservice for name, head in subcommand_heads.items()
+                          if modules[head].microservice}
+    if layout.subcommands:   # which folders a subcommand reaches moves with any Go or Python file
+        layout.alias_inputs.update(path for path in found.sources if path.endswith((".go", ".py")))
     layout.aliases = _alias_tables(root, found.layout_files, layout.alias_inputs)
     layout.alias_inputs.update(path for module in modules.values() for path in module.inputs)
     # a proxy container's files by a name no walk keeps (HAProxy's ``lb.cfg``): their edits move its routes too

@@ -53,6 +53,7 @@ import yaml
 
 from ..languages.folding import env
 from ..layout.layout import Layout
+from ..layout.subcommands import command_words, first_argument
 from . import helm
 from .secrets import REDACTED, redact_text, secret_store_value, shown_value
 from .terraform import EnvEntry, read_terraform
@@ -91,6 +92,8 @@ class Unit:
     #: the value notes that read a Secret's key (note index, Secret, key; key None: ``envFrom`` every key): the
     #: Secret's own lines for that key are added to the note (`Reader.secrets`)
     secret_refs: list[tuple[int, str, str | None]] = field(default_factory=list)
+    #: the first argument it gives the program (``command: [chat]``): the subcommand it runs, if the program has one
+    command: str | None = None
 
 
 @dataclass
@@ -507,6 +510,8 @@ class Reader:
                     unit.build = _dockerfile_folder(unit.build, interpolate(dockerfile))
             if isinstance(spec.get("image"), str):
                 unit.images.append(interpolate(spec["image"]))
+            unit.command = (first_argument(command_words(spec.get("entrypoint")), True)
+                            or first_argument(command_words(spec.get("command")), False))
             if isinstance(spec.get("working_dir"), str):
                 unit.workdir = _mounted_folder(base, interpolate(spec["working_dir"]), spec.get("volumes"))
             args = build.get("args") if isinstance(build, dict) else None
@@ -588,6 +593,9 @@ class Reader:
         pod = template.get("spec") or {}
         prefix = {"Pod": "spec", "CronJob": None}.get(doc["kind"], "spec.template.spec")
         for number, container in enumerate(pod.get("containers") or [] if isinstance(pod, dict) else []):
+            if isinstance(container, dict) and unit.command is None:
+                unit.command = (first_argument(command_words(container.get("command")), True)
+                                or first_argument(command_words(container.get("args")), False))
             if not isinstance(container, dict):
                 continue
             if isinstance(container.get("image"), str):
@@ -905,7 +913,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
     for index, unit in enumerate(reader.units):
         if unit.kind == "k8s-service":
             continue
-        service = entry.get(unit.dockerfile)
+        service = entry.get(unit.dockerfile) or layout.subcommands.get(unit.command or "")
         if service is None and unit.workdir in layout.modules and _runs_its_folder(root, layout, unit.workdir):
             # it runs a module's own folder (a shared image)
             service = layout.modules[unit.workdir].microservice or None
