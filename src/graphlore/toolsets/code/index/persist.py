@@ -179,7 +179,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``extra["path_heads"]`` without a ``use`` of it: format 52 recorded only paths in other positions.
 #: 54: a Micronaut Security ``AuthenticationProvider`` is behind the framework's ``POST /login`` route (filed at its
 #: ``authenticate``): records of format 53 hold no such route.
-FORMAT = 54
+#: 55: a Go package ``var`` initialised by a call (``var Topic = topicFromEnv()``) records the call in
+#: ``extra["values"]`` (folded as the call is): format 54 recorded only literal and constant initialisers.
+FORMAT = 55
 
 
 def _context(values: list) -> FileContext:
