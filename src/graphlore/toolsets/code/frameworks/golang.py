@@ -87,8 +87,27 @@ def local(bound: Bound, owner: str, name: str, line: int) -> str:
     return (before or [t for _, t in seen] or [""])[-1]
 
 
-def written_type(packages: GoPackages, bound: Bound, owner: str, expr, line: int) -> str:
-    """The type of a receiver tree or an argument as written ("" when not known)."""
+def aliased(bound: Bound, owner: str, name: str) -> list | None:
+    """The names-and-fields tree a local was declared from when it copies one (``svc := s.client``, ``c := other``:
+    ``["field", ["name", "s"], "client"]``), else None. Go fixes a local's type where ``:=`` declares it, so a later
+    reassignment does not change it."""
+    declared = [at for at, type_ in bound.facts.locals.get(owner, {}).get(name, []) if type_ == "?"]
+    entries = bound.facts.extra.get("assigns", {}).get(owner, {}).get(name, [])
+    exprs = [exprs for at, exprs in entries if declared and at == declared[0]]
+    if len(exprs) != 1 or len(exprs[0]) != 1 or not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", exprs[0][0]):
+        return None
+    head, *fields = exprs[0][0].split(".")
+    if head == name and not fields:
+        return None
+    tree: list = ["name", head]
+    for field in fields:
+        tree = ["field", tree, field]
+    return tree
+
+
+def written_type(packages: GoPackages, bound: Bound, owner: str, expr, line: int, depth: int = 0) -> str:
+    """The type of a receiver tree or an argument as written ("" when not known); a local copied from a field,
+    parameter or other local (`aliased`) has that one's type."""
     if isinstance(expr, str):
         expr = expr.strip()
         if re.fullmatch(r"&?\w+", expr):   # a local or its address (``&svc``): the local's type
@@ -99,9 +118,10 @@ def written_type(packages: GoPackages, bound: Bound, owner: str, expr, line: int
         found = local(bound, owner, expr[1], line) or bound.facts.extra.get("globals", {}).get(expr[1], "")
         if found.startswith("~") and found.endswith("()"):
             return packages.result_of(bound, found[1:-2]) or found
-        return found
+        source = aliased(bound, owner, expr[1]) if not found and depth < 4 else None
+        return written_type(packages, bound, owner, source, line, depth + 1) if source is not None else found
     if expr[0] == "field":
-        inner = written_type(packages, bound, owner, expr[1], line)
+        inner = written_type(packages, bound, owner, expr[1], line, depth)
         key = packages.type_key(bound, inner) if inner else None
         return packages.fields.get((*key, expr[2]), "") if key else ""
     if expr[0] == "call":
@@ -133,7 +153,7 @@ class GoProject:
         return key is not None and (call.name in self.packages.methods.get(key, {})
                                     or call.name in self.packages.interface_methods.get(key, ()))
 
-    def type_of(self, bound: Bound, owner: str, tree, line: int) -> tuple[str, str] | None:
+    def type_of(self, bound: Bound, owner: str, tree, line: int, depth: int = 0) -> tuple[str, str] | None:
         """(package, type name) of the project type a receiver tree has (a local, a parameter, a local made by a
         project function's call, then fields down the chain, each field's type read where its struct is
         declared), or None."""
@@ -142,9 +162,12 @@ class GoProject:
             made = local(bound, owner, tree[1], line) or bound.facts.extra.get("globals", {}).get(tree[1], "")
             if made.startswith("~") and made.endswith("()"):
                 return packages.result_key(bound, made[1:-2])
+            source = aliased(bound, owner, tree[1]) if not made and depth < 4 else None
+            if source is not None:
+                return self.type_of(bound, owner, source, line, depth + 1)
             return packages.type_key(bound, made) if made else None
         if tree[0] == "field":
-            inner = self.type_of(bound, owner, tree[1], line)
+            inner = self.type_of(bound, owner, tree[1], line, depth)
             declaring = packages.types.get(inner) if inner is not None else None
             written = packages.fields.get((*inner, tree[2]), "") if inner is not None else ""
             return packages.type_key(declaring[0], written) if declaring is not None and written else None

@@ -181,7 +181,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``authenticate``): records of format 53 hold no such route.
 #: 55: one program with a subcommand per service (cobra, urfave/cli, click/typer) run by the deployment with a
 #: different command each is one service per subcommand (`layout.subcommands`); format 54 filed it all under one.
-FORMAT = 55
+#: 56: a Go package ``var`` initialised by a call (``var Topic = topicFromEnv()``) records the call in
+#: ``extra["values"]`` (folded as the call is): format 55 recorded only literal and constant initialisers.
+FORMAT = 56
 
 
 def _context(values: list) -> FileContext:

@@ -25,7 +25,25 @@ from __future__ import annotations
 import re
 
 from ...model import CallFact, FileFacts
-from ..folding import Folded, Folder, Scope, choice, env, literal, named_unknown, printf, unescape, unknown
+from ..folding import (
+    CHOICE_CLOSE,
+    CHOICE_OPEN,
+    CHOICE_SEP,
+    ENV_CLOSE,
+    ENV_DEFAULT,
+    ENV_OPEN,
+    Folded,
+    Folder,
+    Scope,
+    choice,
+    env,
+    has_unknown,
+    literal,
+    named_unknown,
+    printf,
+    unescape,
+    unknown,
+)
 
 _TAG = re.compile(r'([\w-]+):"([^"]*)"')
 #: struct tag keys that name a field's environment variable, with the key of its default
@@ -212,8 +230,10 @@ class GoFolder(Folder):
         folded = [self.fold_tokens(a) for a in args]
         if name == "fmt.Sprintf" and folded:
             return printf(folded[0], folded[1:], "sdv", "fmt.Sprintf")
+        if name == "cmp.Or" and len(folded) == 2:   # the first argument that is not empty
+            return self.with_default(folded[0], folded[1], "cmp.Or")
         found = self.helper(name, args)
-        return found if found is not None else unknown(f"the result of {name}(...)")
+        return env_or_default(found) if found is not None else unknown(f"the result of {name}(...)")
 
     def helper(self, name: str, args: list[list[tuple[str, str]]]) -> Folded | None:
         """``f(..)`` / ``pkg.F(..)``: what a function of this package or of an imported package of the project
@@ -233,6 +253,22 @@ class GoFolder(Folder):
         return self.returned_by(type(self)(self.values, package or "", facts), facts, sym, args)
 
 
+def env_or_default(value: Folded) -> Folded:
+    """A helper that returns either one environment variable or one literal (``if v, ok := os.LookupEnv("X"); ok
+    { return v }; return "d"``, ``if v := os.Getenv("X"); v != "" ...``) is that variable with that default, as
+    ``os.getenv("X", "d")`` is; any other choice stays as it is."""
+    parts = value.text[1:-1].split(CHOICE_SEP) if value.text.startswith(CHOICE_OPEN) else []
+    if len(parts) != 2:
+        return value
+    variables = [m for m in (_BARE_ENV.fullmatch(p) for p in parts) if m is not None]
+    literals = [p for p in parts if not any(c in p for c in _MARKERS) and not has_unknown(p)]
+    if len(variables) == 1 and len(literals) == 1:
+        return env(variables[0].group(1), literals[0])
+    return value
+
+
+_BARE_ENV = re.compile(f"{ENV_OPEN}([^{ENV_CLOSE}{ENV_DEFAULT}]+){ENV_CLOSE}")
+_MARKERS = (ENV_OPEN, ENV_CLOSE, CHOICE_OPEN, CHOICE_CLOSE)
 #: calls that read an environment variable
-ENV_READERS = frozenset({"os.Getenv"})
+ENV_READERS = frozenset({"os.Getenv", "os.LookupEnv"})
 _NO_IMPORTS = FileFacts(path="", language="go", content_hash="", loc=0)

@@ -316,6 +316,9 @@ class _Extractor(Extractor):
                     extra["value"] = squash(text(value))
                     if const or value.type in _STRINGS:
                         self.facts.extra.setdefault("values", {})[name] = extra["value"]
+                elif value is not None and value.type == "call_expression" and value.end_byte - value.start_byte < 300:
+                    # ``var Topic = topicFromEnv()``: folded as the call is (an environment read, a helper's return)
+                    self.facts.extra.setdefault("values", {})[name] = squash(text(value))
                 type_ = declared or local_type(value)
                 if type_:
                     self.facts.extra.setdefault("globals", {})[name] = type_
