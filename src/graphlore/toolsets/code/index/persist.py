@@ -179,7 +179,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``extra["path_heads"]`` without a ``use`` of it: format 52 recorded only paths in other positions.
 #: 54: a Micronaut Security ``AuthenticationProvider`` is behind the framework's ``POST /login`` route (filed at its
 #: ``authenticate``): records of format 53 hold no such route.
-FORMAT = 54
+#: 55: a client whose address reads settings keys (``@Value("${a.b}")``, a REST client's URL key) records them
+#: (``reads_settings``) and its ``config_from`` lists the settings lines that set them, then the environment they
+#: defer to: records of format 54 have neither.
+FORMAT = 55
 
 
 def _context(values: list) -> FileContext:
