@@ -38,7 +38,7 @@ from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact, FileFacts
 from ..services.discovery import stork_url
 from ..services.endpoints import Item, join_paths
-from ..services.settings import Values
+from ..services.settings import Values, placeholder_keys
 from .base import Framework, Project, Reader, item
 from .jaxrs_helpers import RUNTIME_BASE, Helpers, argument_tree, declared_here, named_service
 from .jvm import JVM_LANGUAGES, JavaFile, Mapped, Types, annotations, attr, constants, inherited_mappings
@@ -200,7 +200,8 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
             raw = stork[0]
             written_url += "".join(f"; {k}" for k in stork[1])
         text, missing = values.resolve(raw)
-        url = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings" for k in missing))
+        url = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings" for k in missing),
+                     (found_key, *placeholder_keys(raw)))
     elif base_uri:
         url, written_url = jf.fold(base_uri, sym.key), base_uri
     else:

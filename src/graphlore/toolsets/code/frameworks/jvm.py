@@ -15,7 +15,7 @@ from ..languages.java.constants import JavaConstants, JavaFolder
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts, SymbolFact
 from ..services.discovery import stork_placeholders
-from ..services.settings import Values
+from ..services.settings import Values, placeholder_keys
 from .base import Project
 
 
@@ -102,10 +102,12 @@ class JavaFile:
     def settle(self, value: Folded) -> Folded:
         if "${" not in value.text:
             return value
-        text, missing = self.values.resolve(stork_placeholders(value.text, self.values))
+        written = stork_placeholders(value.text, self.values)
+        text, missing = self.values.resolve(written)
         why = tuple(f"placeholder ${{{key}}} is not in the module's settings ({', '.join(self.values.files) or 'none'})"
                     for key in missing)
-        return Folded(text, value.known and not missing, value.why + why)
+        return Folded(text, value.known and not missing, value.why + why,
+                      tuple(dict.fromkeys([*value.settings, *placeholder_keys(written)])))
 
     def folds(self, expr: str | None, class_key: str) -> list[tuple[str, Folded]]:
         """Each element of an annotation attribute (an array or one value): (as written, folded)."""

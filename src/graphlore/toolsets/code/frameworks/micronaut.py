@@ -34,7 +34,7 @@ from ..languages.folding import MAX_CHOICES, Folded, choice, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact
 from ..services.endpoints import Item, join_paths
-from ..services.settings import Values
+from ..services.settings import Values, placeholder_keys
 from .base import Framework, Project, Reader, item
 from .jvm import (
     JVM_LANGUAGES,
@@ -190,14 +190,13 @@ def _service_url(values: Values, service_id: str) -> Folded | None:
     """The address the settings give a client id (``micronaut.http.services.<id>.url``, or each of ``urls``: one of
     them), placeholders resolved; None when they give none (the id is then looked up in discovery)."""
     prefix = f"micronaut.http.services.{service_id}"
-    raws = [values.get(f"{prefix}.url"), values.get(f"{prefix}.urls"), *(values.get(f"{prefix}.urls[{i}]")
-                                                                         for i in range(MAX_CHOICES))]
+    keys = [f"{prefix}.url", f"{prefix}.urls", *(f"{prefix}.urls[{i}]" for i in range(MAX_CHOICES))]
     found = []
-    for raw in (r for r in raws if r is not None):
-        for one in raw.split(","):
+    for key, raw in ((k, values.get(k)) for k in keys):
+        for one in (raw.split(",") if raw is not None else []):
             text, missing = values.resolve(one.strip())
             found.append(Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings"
-                                                         for k in missing)))
+                                                         for k in missing), (key, *placeholder_keys(one))))
     return choice(found) if found else None
 
 

@@ -225,7 +225,7 @@ class CodeGraph:
             for node in self.layout_nodes:   # the bindings its listeners are reached through, in its configuration
                 if node.kind == "microservice" and node.name in amqp:
                     node.props["config"] = list(dict.fromkeys(node.props.get("config", []) + amqp[node.name]))
-            client_config(self.service_nodes, config, deployment)
+            client_config(self.service_nodes, config, deployment, settings)
             fields = settings_fields([b for b in self.table.files.values() if b.facts.language == "python"], config,
                                      deployment)
             for node in self.layout_nodes:   # hidden: `describe` of each field shows its own (``settings_from``)

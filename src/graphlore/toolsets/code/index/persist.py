@@ -183,7 +183,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: different command each is one service per subcommand (`layout.subcommands`); format 54 filed it all under one.
 #: 56: a Go package ``var`` initialised by a call (``var Topic = topicFromEnv()``) records the call in
 #: ``extra["values"]`` (folded as the call is): format 55 recorded only literal and constant initialisers.
-FORMAT = 56
+#: 57: a client whose address reads settings keys (``@Value("${a.b}")``, a REST client's URL key) records them
+#: (``reads_settings``) and its ``config_from`` lists the settings lines that set them, then the environment they
+#: defer to: records of format 56 have neither.
+FORMAT = 57
 
 
 def _context(values: list) -> FileContext:

@@ -30,7 +30,7 @@ segment of that kind is a path parameter (``/orders/{id}``), anywhere else it is
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import FileFacts, SymbolFact
 
@@ -51,9 +51,13 @@ class Folded:
     text: str
     known: bool
     why: tuple[str, ...] = ()
+    #: the settings keys whose placeholders (``${a.b}``) were resolved into the text: where an agent is told the
+    #: value is set (`services.config_view.client_config`)
+    settings: tuple[str, ...] = field(default=(), compare=False)
 
     def __add__(self, other: Folded) -> Folded:
-        return Folded(self.text + other.text, self.known and other.known, self.why + other.why)
+        return Folded(self.text + other.text, self.known and other.known, self.why + other.why,
+                      self.settings + other.settings)
 
 
 def literal(text: str) -> Folded:
@@ -116,7 +120,9 @@ def choice(values: list[Folded]) -> Folded:
     if not distinct or any(CHOICE_OPEN in v.text for v in distinct.values()) or len(distinct) > MAX_CHOICES:
         return unknown("one of several values that are not all known")
     why = tuple(w for v in distinct.values() for w in v.why)
-    return Folded(CHOICE_OPEN + CHOICE_SEP.join(distinct) + CHOICE_CLOSE, all(v.known for v in distinct.values()), why)
+    keys = tuple(dict.fromkeys(k for v in values for k in v.settings))
+    return Folded(CHOICE_OPEN + CHOICE_SEP.join(distinct) + CHOICE_CLOSE, all(v.known for v in distinct.values()), why,
+                  keys)
 
 
 def reaching(entries: list, arms: dict[int, tuple[int, int]], line: int) -> list:

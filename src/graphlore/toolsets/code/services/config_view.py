@@ -16,7 +16,7 @@ from ..layout.layout import Layout
 from ..model import GraphNode
 from .deployment import Deployment
 from .identity import ServiceNames
-from .settings import Values
+from .settings import Values, placeholder_keys
 
 #: the deployment values a service's ``describe`` lists (a Compose service with a long ``env_file`` stays readable)
 MAX_VALUES = 50
@@ -97,24 +97,65 @@ def lines_setting(variables: list[str], values: list[str], root_env: dict[str, s
     return [line for line in values if pattern.search(line)] + [root_env[v] for v in variables if v in root_env]
 
 
-def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployment: Deployment) -> None:
-    """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
-    its service's configuration that name one of them (the deployment file:line that sets it, with the value;
-    a settings file's default it overrides, ``A:B`` in .NET's spelling of ``A__B``), then the project root
-    ``.env``'s line for each (what Compose and the folding read where no unit sets it), then the code's own
-    default for each that has a literal one (``process.env.X || "http://localhost:8080"``: what it reaches where the
-    deployment sets none) unless a line above already gives that value (a .NET ``appsettings.json`` default). None where nothing in the repository sets them: set at run time."""
+def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployment: Deployment,
+                  settings: dict[str, Values] | None = None) -> None:
+    """Each client whose address reads settings keys (``reads_settings``: Spring/Micronaut ``@Value("${a.b}")``,
+    ``@ConfigurationProperties`` getters, ``Environment.getProperty``) or environment variables (``reads_env``) gets
+    ``config_from``: first the settings lines that set each key (`settings_lines`: ``file:line``, and each profile's),
+    then the lines of its service's configuration that name one of the environment variables, its own or those the
+    settings defer to (the deployment file:line that sets it, with the value; a settings file's default it
+    overrides, ``A:B`` in .NET's spelling of ``A__B``), then the project root ``.env``'s line for each (what Compose
+    and the folding read where no unit sets it), then the code's own default for each that has a literal one
+    (``process.env.X || "http://localhost:8080"``: what it reaches where the deployment sets none) unless a line
+    above already gives that value (a .NET ``appsettings.json`` default). None where nothing in the repository sets
+    them: set at run time."""
     for node in nodes:
-        variables = node.props.get("reads_env") if node.kind == "client" else None
-        if not variables:
+        if node.kind != "client":
+            continue
+        keys = node.props.get("reads_settings") or []
+        values = (settings or {}).get(node.props.get("module") or "")
+        written, deferred = settings_lines(keys, values) if keys and values is not None else ([], [])
+        variables = list(dict.fromkeys([*(node.props.get("reads_env") or []), *deferred]))
+        if not variables and not written:
             continue
         service = node.props.get("microservice") or ""
-        lines = lines_setting(variables, deployment_values(service, config, deployment), deployment.root_env_notes)
+        lines = written + (lines_setting(variables, deployment_values(service, config, deployment),
+                                         deployment.root_env_notes) if variables else [])
         defaults = node.props.pop("env_defaults", None) or {}   # one a listed settings line gives is shown there
         lines += [f"{name} where nothing sets it: {value} (the code's default)" for name, value in defaults.items()
                   if not any(value in line for line in lines)]
-        node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
+        node.props["config_from"] = list(dict.fromkeys(lines))[:MAX_CLIENT_LINES] or None
 
+
+#: how deep a setting whose value is another key's placeholder (``a.url: ${b.host}``) is followed
+MAX_SETTING_DEPTH = 4
+
+
+def settings_lines(keys: list[str], values: Values) -> tuple[list[str], list[str]]:
+    """The settings lines that set each of ``keys`` in the module's settings files (the value that wins, then each
+    profile's, with ``file:line``; a secret's value redacted, as every settings line is), a key that a value's
+    placeholder names followed in turn; and the environment variables they defer to: those the values'
+    placeholders name that no settings file sets (``${JSREPORT_HOST:localhost}``), and each key's own
+    (``JSREPORT_HOST`` for ``jsreport.host``, Spring's and Micronaut's relaxed binding)."""
+    lines: list[str] = []
+    variables: list[str] = []
+    queue = [(key, 0) for key in keys]
+    seen: set[str] = set()
+    while queue:
+        key, depth = queue.pop(0)
+        if key in seen:
+            continue
+        seen.add(key)
+        notes = values.written(key)
+        lines += [str(note) for note in notes]
+        for inner in dict.fromkeys(k for note in notes for k in placeholder_keys(note.value)):
+            if values.written(inner) and depth < MAX_SETTING_DEPTH:
+                queue.append((inner, depth + 1))
+            elif not values.written(inner):
+                variables.append(inner)
+        if "." in key or "-" in key:
+            variables.append(re.sub(r"[.\-]", "_", key).replace("__", "_").upper())
+    return lines, list(dict.fromkeys(variables))
 
 
 #: the base classes whose fields are read from the environment by their own names (pydantic-settings, and

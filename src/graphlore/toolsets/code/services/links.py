@@ -79,6 +79,7 @@ from .endpoints import (
     split_url,
 )
 from .identity import ServiceNames
+from .settings import placeholder_keys
 
 LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "no_route", "unresolved")
 _NAMED = re.compile(r"\{\?:([^{}]*)\}")
@@ -453,6 +454,10 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                 defaults |= env_defaults(item.base_url or "")
                 if defaults:   # what the code falls back to where the deployment sets none
                     props["env_defaults"] = defaults
+            keys = [key for value in (item.address, item.path, item.target, item.target_name) if value is not None
+                    for key in (*value.settings, *placeholder_keys(value.text))] + placeholder_keys(item.base_url or "")
+            if keys:   # the settings keys its address reads (``@Value("${a.b}")``; `config_view.client_config`)
+                props["reads_settings"] = list(dict.fromkeys(keys))
             if client.url is not None:  # what the environment settled is no longer unknown
                 why = "; ".join(dict.fromkeys([*item.problems, *client.url.why])) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,

@@ -256,6 +256,8 @@ class Values:
     #: .NET configuration (`dotnet_values`): ``a:b`` (lower case: .NET's keys ignore case) -> (value, file) per
     #: ``appsettings*.json`` file that sets it, ``appsettings.json`` first
     dotnet: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    #: profile -> relaxed key (`canonical`) -> (file, line) of the profile's setting (`written`)
+    profile_where: dict[str, dict[str, tuple[str, int | None]]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str, lines: dict[str, int] | None = None) -> None:
@@ -264,9 +266,27 @@ class Values:
         self._canonical.update({canonical(k): v for k, v in settings.items()})
         self.files.append(source)
 
-    def add_profile(self, profile: str, settings: dict[str, str], source: str) -> None:
+    def add_profile(self, profile: str, settings: dict[str, str], source: str,
+                    lines: dict[str, int] | None = None) -> None:
         self.profiles.setdefault(profile, {}).update({canonical(k): v for k, v in settings.items()})
+        self.profile_where.setdefault(profile, {}).update(
+            {canonical(k): (source, (lines or {}).get(k)) for k in settings})
         self.files.append(source)
+
+    def written(self, key: str) -> list[Note]:
+        """Where the module's settings files set ``key`` (Spring's relaxed names): the file whose value wins, then
+        each profile's (which profile runs is not in the code); empty when no file sets it."""
+        relaxed = canonical(key)
+        out = []
+        for name, (source, line) in self.where.items():
+            if canonical(name) == relaxed and name in self.entries:
+                out.append(Note(name, self.entries[name], source, line, None))
+                break
+        for profile, settings in self.profiles.items():
+            if relaxed in settings:
+                source, line = self.profile_where.get(profile, {}).get(relaxed, ("", None))
+                out.append(Note(key, settings[relaxed], source, line, profile))
+        return out
 
     def get(self, key: str) -> str | None:
         found = self.entries.get(key)
@@ -326,6 +346,11 @@ _NOTED_PATTERN = re.compile(r"^(?:quarkus\.restclient\..+\.(?:url|uri)|.+/mprest
                             r"spring\.ai\.[^.]+\.(?:apikey|baseurl|(?:chat|image|embedding)\.options\.model)|"
                             r"micronaut\.http\.services\..+\.urls?(?:\[\d+\])?|"
                             r"mp\.messaging\.(?:incoming|outgoing)\.[^.]+\.(?:connector|topic))$")
+
+
+def placeholder_keys(text: str) -> list[str]:
+    """The settings keys a value's ``${key}`` and ``${key:default}`` placeholders read, in order, once each."""
+    return list(dict.fromkeys(m.group(1).strip() for m in _PLACEHOLDER.finditer(text)))
 
 
 def noted(key: str) -> bool:
@@ -477,11 +502,11 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
     """Each module's values (see the module docstring), by module path; ``layout_files``: the index's scan of
     the tree (`layout.walk.Scan.layout_files`), where the generator scripts are found without a second walk."""
     local: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
-    profiles: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    profiles: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
     for path, module in layout.modules.items():
         files = [f for f in module.config_files if not _PROFILE.match(PurePosixPath(f).name)]
         local[path] = [(f, *read_settings_at(root / f)) for f in files]
-        profiles[path] = [(f, read_settings(root / f)) for f in module.config_files
+        profiles[path] = [(f, *read_settings_at(root / f)) for f in module.config_files
                           if _PROFILE.match(PurePosixPath(f).name) and not PurePosixPath(f).name.startswith("bootstrap")]
     servers: list[str] = []
     for path, files in local.items():
@@ -503,11 +528,13 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             if not any(source.startswith(folder + "/") for folder in shared):
                 settings, by_profile = _profile_keys(settings)
                 values.add(settings, source, lines)
-                for profile, profiled in by_profile.items():
-                    values.add_profile(profile, profiled, source)
-        for source, settings in profiles[path]:
+                for profile, profiled in by_profile.items():   # ``%prod.key``'s line is the profile's key's
+                    at = {k[1:].partition(".")[2]: n for k, n in lines.items() if k.startswith("%")
+                          and profile in k[1:].partition(".")[0].split(",")}
+                    values.add_profile(profile, profiled, source, at)
+        for source, settings, lines in profiles[path]:
             stem = PurePosixPath(source).stem
-            values.add_profile(stem.split("-", 1)[1], settings, source)
+            values.add_profile(stem.split("-", 1)[1], settings, source, lines)
         values.edge_service = module.microservice if module.edge else None
         if module.openapi_files:
             values.openapi_generator, specs, others = server_generator(root, path)
