@@ -49,6 +49,17 @@ LOOKUPS = {("DiscoveryClient", "getInstances"), ("ReactiveDiscoveryClient", "get
 #: methods of a looked-up instance (or a list of them) that keep its address
 INSTANCE_METHODS = frozenset({"get", "getUri", "toString", "blockFirst", "block", "getFirst"})
 _CONFIG = "\x05"
+#: Spring's ``UriComponentsBuilder`` factories (the simple name, or the qualified one): the URL their argument
+#: gives (``fromPath``: a path alone), extended by the builder methods chained on it (`_URI_SAME`, ``path``,
+#: ``pathSegment``)
+URI_BUILDERS = frozenset({f"{owner}.{method}" for owner in ("UriComponentsBuilder",
+                                                            "org.springframework.web.util.UriComponentsBuilder")
+                          for method in ("fromUriString", "fromHttpUrl", "fromUri", "fromPath")})
+#: builder methods that leave the URL's address and path as they are (a query, a fragment, encoding, expanding the
+#: ``{name}`` variables, which stay as the route template's parameters, and turning it into a ``URI``/text)
+_URI_SAME = frozenset({"queryParam", "queryParams", "queryParamIfPresent", "replaceQueryParam", "replaceQueryParams",
+                       "query", "replaceQuery", "fragment", "encode", "build", "buildAndExpand", "expand",
+                       "toUri", "toUriString", "toString", "normalize", "uriVariables", "cloneBuilder"})
 #: what a method may do with a map it makes for `JavaFolder.map_get` to read it (reads; puts are followed)
 _MAP_READS = ("get", "containsKey", "containsValue", "isEmpty", "size")
 _MAP_USES = frozenset({*_MAP_READS, "put", "putIfAbsent"})
@@ -363,7 +374,28 @@ class JavaFolder(Folder):
                 args, rest = self._args(rest[3:])
                 value = self.chained(value, method, args)
             return value, rest
+        if len(toks) > 1 and toks[0][0] == "name" and toks[0][1] in URI_BUILDERS and toks[1] == ("op", "("):
+            return self.uri_builder(toks)
         return super()._term(toks)
+
+    def uri_builder(self, toks: list[tuple[str, str]]) -> tuple[Folded, list[tuple[str, str]]]:
+        """``UriComponentsBuilder.fromUriString(base).path("/a/{id}").pathSegment("b").queryParam(..).build()
+        .toUri()``: the base's URL with each ``path`` appended (one slash where they join, as Spring's builder
+        writes it) and each ``pathSegment`` after a slash; the methods of `_URI_SAME` keep the value. Any other
+        method (``replacePath``, ``host``, ``port``, ``scheme``, ``uri``...) changes what was folded: unknown."""
+        args, rest = self._args(toks[2:])
+        value = self.fold_tokens(args[0]) if len(args) == 1 else unknown(f"{toks[0][1]}(...) of no one argument")
+        while len(rest) > 2 and rest[0] == ("other", ".") and rest[1][0] == "name" and rest[2] == ("op", "("):
+            method = rest[1][1]
+            args, rest = self._args(rest[3:])
+            if method == "path" and len(args) == 1:
+                value = _join_path(value, self.fold_tokens(args[0]))
+            elif method == "pathSegment" and args:
+                for segment in args:
+                    value = _join_path(value, literal("/") + self.fold_tokens(segment))
+            elif method not in _URI_SAME:
+                value = unknown(f"the result of ....{method}(...) on a UriComponentsBuilder")
+        return value, rest
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         found = self.env_call(name, args, ENV_READERS)
@@ -538,6 +570,13 @@ class JavaFolder(Folder):
         if method == "formatted":
             return format_java(template, [self.fold_tokens(a) for a in args])
         return super().method_of_string(template, method, args)
+
+
+def _join_path(base: Folded, path: Folded) -> Folded:
+    """``base`` and ``path`` joined as ``UriComponentsBuilder.path`` joins them: one slash where both have one."""
+    if base.text.endswith("/") and path.text.startswith("/"):
+        return base + Folded(path.text[1:], path.known, path.why)
+    return base + path
 
 
 def _nested(fqn: str, rest: str, types: set[str]) -> str | None:
