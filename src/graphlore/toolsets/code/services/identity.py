@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..layout.layout import APPLICATION_NAME_KEYS, Layout
 from ..frameworks.nginx import server_names
+from ..layout.layout import APPLICATION_NAME_KEYS, Layout
 from .deployment import Deployment
 from .discovery import kubernetes_service
 
