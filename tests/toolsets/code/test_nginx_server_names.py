@@ -11,8 +11,8 @@ from pathlib import Path
 
 from helpers.code_tools import write_tree
 
-from graphlore.toolsets.code.frameworks.nginx import server_names
 from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services.virtual_hosts import server_names
 
 CONTROLLER = """package shop.stock;
 

@@ -69,20 +69,6 @@ _VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _SET = re.compile(r"""\bset\s+\$(\w+)\s+(?:"([^"$]*)"|'([^'$]*)'|([^\s;"'$]+))\s*;""")
 
 
-_SERVER_NAME = re.compile(r"\bserver_name\s+([^;{}]+);")
-#: a server name that is a host of its own: no wildcard, regex, variable, catch-all (``_``) or IP address
-_HOST_NAME = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z0-9][\w-]*)*")
-
-
-def server_names(text: str) -> list[str]:
-    """The host names nginx's ``server_name`` directives answer to (``server_name api.shop.local www.shop;``), as
-    written, in order; ``_``, ``*.shop``, ``~^regex``, ``$var`` and IP addresses are left out: no one host."""
-    names: list[str] = []
-    for match in _SERVER_NAME.finditer(_COMMENT.sub("", text)):
-        names += [n for n in match.group(1).split() if _HOST_NAME.fullmatch(n) and n not in names]
-    return names
-
-
 def _value(text: str, template: bool, sets: dict[str, str]) -> Folded:
     """A host or URI as written: a template's ``${VAR}`` an environment variable, an nginx variable the location
     ``set``s to a literal that literal, any other nginx variable unknown (known at run time only)."""

@@ -27,10 +27,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..frameworks.nginx import server_names
 from ..layout.layout import APPLICATION_NAME_KEYS, Layout
 from .deployment import Deployment
 from .discovery import kubernetes_service
+from .virtual_hosts import server_names
 
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"})
 #: prefixes front-end tool chains require on the variables they expose to the browser
