@@ -169,7 +169,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 48: Yarn's own files (``.yarn/``, ``.pnp.cjs``, ``.pnp.loader.mjs``) are not read (format 47 indexed its release).
 #: 49: Python, Go and TS/JS files record their functions' returned values (``assigns[fn]["return"]``), read where a
 #: URL built by a helper function (or a Java static method of another class) is folded: format 48 had none.
-#: 50: a Java ``UriComponentsBuilder`` URL is folded; a host an nginx ``server_name`` answers to names that proxy; a
+#: 50: a Java ``UriComponentsBuilder`` URL and a Lombok getter of another class are folded; a host an nginx ``server_name`` answers to names that proxy; a
 #: Spring property the deployment also sets as an environment variable is one of both values (format 49: the
 #: file's only, and the builder's URL and such a host unknown).
 FORMAT = 50

@@ -6,7 +6,8 @@ class), fields injected with ``@Value("${...}")`` (constructor parameters too), 
 the call's arguments), ``System.getenv("X")``, the getters of a ``@ConfigurationProperties`` class
 (``props.getOrders().getUrl()`` is ``${prefix.orders.url}``, nested property classes followed) and the methods of a
 SmallRye ``@ConfigMapping`` interface (``config.villain().clientBaseUrl()`` is ``${prefix.villain.client-base-url}``,
-or its ``@WithName``; a ``@WithDefault`` its default), and a service
+or its ``@WithName``; a ``@WithDefault`` its default), a Lombok getter of another project class (the field it
+gets), a Spring ``UriComponentsBuilder`` chain (``fromUriString(base).path("/x")...toUri()``), and a service
 looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.choose("orders")``: ``lb://orders``)."""
 
 from __future__ import annotations
@@ -420,6 +421,9 @@ class JavaFolder(Folder):
             fqn = self.type_fqn(written) if written else None
             if fqn in self.constants.properties:
                 return self.property(fqn, self.constants.properties[fqn], method)
+            found = self.lombok_getter(fqn, method) if fqn and not args else None
+            if found is not None:
+                return found
             if (written.rsplit(".", 1)[-1], method) in LOOKUPS and len(args) == 1:
                 service = self.fold_tokens(args[0])
                 if service.known:
@@ -539,6 +543,20 @@ class JavaFolder(Folder):
         if len(nested) == 1 and written not in ("String", "URI", "URL", "Integer", "Long", "Boolean"):
             return Folded(f"{_CONFIG}{nested[0]}\x1d{key}{_CONFIG}", False, (f"the properties object {key}",))
         return literal("${" + key + "}")
+
+    def lombok_getter(self, fqn: str, method: str) -> Folded | None:
+        """``config.getApiUrl()`` on a project type where Lombok writes that getter (``@Getter``/``@Data``: the
+        extractor records it as a generated method): the field's value when it is a constant or injected with
+        ``@Value``; None otherwise (a getter written by hand is read as any other method)."""
+        _, _, members = self.constants.members.get(fqn, (None, "", []))
+        if fqn in self.constants.shared_types or not any(
+                s.name == method and not s.params and s.extra.get("generated_by") == "lombok" for s in members):
+            return None
+        field = method.removeprefix("get") if method.startswith("get") else method.removeprefix("is")
+        field = field[:1].lower() + field[1:]
+        if field not in self.constants.fields.get(fqn, {}):
+            return None
+        return self.constant(f"{fqn}#{field}")
 
     def returned(self, method: str, args: list[list[tuple[str, str]]]) -> Folded | None:
         """What a method of the class returns, its parameters bound to the arguments (None: not one method)."""
