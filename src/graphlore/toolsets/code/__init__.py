@@ -87,6 +87,7 @@ The map (packages by concern; a package imports only the packages above it)::
       jndi_config.py              a Java web app's container settings (web.xml, context.xml) and JNDI reads
       aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
+      virtual_hosts.py            the host names an nginx configuration answers to (server_name)
       discovery.py                service discovery names in URLs (stork://, dns:///, Kubernetes DNS); Stork's addresses
       openapi_docs.py             OpenAPI documents' operations and base paths; the server generator a build configures
       openapi_generation.py       the generator runs a repository's scripts describe: document, output, side

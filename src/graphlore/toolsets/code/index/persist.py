@@ -186,7 +186,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 57: a client whose address reads settings keys (``@Value("${a.b}")``, a REST client's URL key) records them
 #: (``reads_settings``) and its ``config_from`` lists the settings lines that set them, then the environment they
 #: defer to: records of format 56 have neither.
-FORMAT = 57
+#: 58: a Java ``UriComponentsBuilder`` URL and a Lombok getter of another class are folded; a host an nginx ``server_name`` answers to names that proxy; a
+#: Spring property the deployment also sets as an environment variable is one of both values (format 57: the
+#: file's only, and the builder's URL and such a host unknown).
+FORMAT = 58
 
 
 def _context(values: list) -> FileContext:

@@ -125,6 +125,9 @@ class Deployment:
     unreadable: dict[str, str] = field(default_factory=dict)
     #: the units no service of the project owns (built from a folder without source code: a proxy's config) -> file
     unowned: dict[str, str] = field(default_factory=dict)
+    #: every name (lower case) a unit of any kind goes by on the network, the project's or not (an image such as
+    #: a Keycloak or a database): a host of that name is that unit's
+    unit_names: set[str] = field(default_factory=set)
 
     def env_of(self, service: str, name: str) -> list[str]:
         return self.env.get(service, {}).get(name, [])
@@ -940,6 +943,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if service is not None:
             owner[index] = service
     out.run = set(owner.values())
+    out.unit_names = {name.lower() for unit in reader.units for name, _ in unit.names if "{?}" not in name}
     out.unowned = {unit.name: unit.file for index, unit in enumerate(reader.units) if index not in owner and (
         unit.build or any(_image_name(i) in reader.artifacts for i in unit.images))}   # built from a folder here
     for index, service in owner.items():

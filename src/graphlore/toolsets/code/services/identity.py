@@ -15,7 +15,9 @@ entry's host side, a Kubernetes ``nodePort`` or ``hostPort``; a container's own 
 else, when the address came from an environment
 variable, the service the variable's name names by the usual convention (``ORDERS_URL``, ``ORDERS_HOST``,
 ``ORDERS_SERVICE_ADDR``, ``VITE_BACKEND_PORT``: the name without its framework prefix and address suffix);
-nothing else. A name of what is no service of the running system (an aggregator's folder without sources,
+nothing else. A host no service and no deployment unit goes by, that one service's nginx configuration answers to
+(``server_name api.shop.local;``, a host the machine's DNS or ``/etc/hosts`` points at the proxy), names that proxy:
+its locations route the request on. A name of what is no service of the running system (an aggregator's folder without sources,
 the files outside every module, a tool no deployment runs: `layout.Microservice.runs`) names no service to
 link to: a link there would be a guess.
 """
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from ..layout.layout import APPLICATION_NAME_KEYS, Layout
 from .deployment import Deployment
 from .discovery import kubernetes_service
+from .virtual_hosts import server_names
 
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"})
 #: prefixes front-end tool chains require on the variables they expose to the browser
@@ -62,6 +65,8 @@ class ServiceNames:
     written: dict[str, str] = field(default_factory=dict)
     #: port -> services published at it
     ports: dict[int, set[str]] = field(default_factory=dict)
+    #: host (lower case) -> the services whose nginx configuration answers to it (``server_name``) -> the file
+    virtual_hosts: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.tiers = {tier: {} for tier in TIERS}
@@ -78,6 +83,14 @@ class ServiceNames:
         for service, ports in self.deployment.published.items():
             for port in ports:
                 self.ports.setdefault(port, set()).add(service)
+        for module in self.layout.modules.values():
+            for source in module.nginx_files:
+                try:
+                    text = (self.layout.root / source).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                for host in server_names(text):
+                    self.virtual_hosts.setdefault(_key(host), {}).setdefault(module.microservice, source)
 
     def _add(self, tier: str, name: str, service: str, source: str) -> None:
         if name:
@@ -122,7 +135,17 @@ class ServiceNames:
         if unit is not None:
             return None, (f"'{name}' is a deployment unit of this project ({unit}) built from a folder without source "
                           "code the index reads (no routes to match)")
+        proxies = self.virtual_hosts.get(_key(name), {}) if dns else {}
+        if len(proxies) == 1 and not self._deployed_name(name):
+            service, source = next(iter(proxies.items()))
+            return self._runs(service, f"the server_name of its nginx configuration ({source})")
         return None, f"'{name}' is not a microservice of this project (an outside service?)"
+
+    def _deployed_name(self, name: str) -> bool:
+        """Whether any deployment unit goes by ``name`` (the network then resolves it to that unit, whatever an
+        nginx ``server_name`` says)."""
+        return _key(name) in self.deployment.unit_names or \
+            any(_key(alias) == _key(name) for names in self.deployment.names.values() for alias in names)
 
     def _network(self, name: str) -> set[str]:
         """The services whose Compose service, container name, hostname or Kubernetes Service is ``name``."""

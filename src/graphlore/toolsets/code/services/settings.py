@@ -292,10 +292,10 @@ class Values:
         found = self.entries.get(key)
         if found is None:
             found = self._canonical.get(canonical(key))
-        if found is None:
-            values = self.env.get(key) or self.env.get(re.sub(r"[.\-]", "_", key).replace("__", "_").upper())
-            if values:
-                found = values[0] if len(values) == 1 else CHOICE_OPEN + CHOICE_SEP.join(values) + CHOICE_CLOSE
+        values = self.env.get(key) or self.env.get(re.sub(r"[.\-]", "_", key).replace("__", "_").upper())
+        if values:   # the deployment's variable overrides the file's value where it runs; the file's elsewhere
+            options = list(dict.fromkeys([*values, *([found] if found is not None else [])]))
+            found = options[0] if len(options) == 1 else CHOICE_OPEN + CHOICE_SEP.join(options) + CHOICE_CLOSE
         profiled = [p[canonical(key)] for p in self.profiles.values() if canonical(key) in p]
         if profiled:
             options = list(dict.fromkeys(([found] if found is not None else []) + profiled))

@@ -6,7 +6,8 @@ class), fields injected with ``@Value("${...}")`` (constructor parameters too), 
 the call's arguments), ``System.getenv("X")``, the getters of a ``@ConfigurationProperties`` class
 (``props.getOrders().getUrl()`` is ``${prefix.orders.url}``, nested property classes followed) and the methods of a
 SmallRye ``@ConfigMapping`` interface (``config.villain().clientBaseUrl()`` is ``${prefix.villain.client-base-url}``,
-or its ``@WithName``; a ``@WithDefault`` its default), and a service
+or its ``@WithName``; a ``@WithDefault`` its default), a Lombok getter of another project class (the field it
+gets), a Spring ``UriComponentsBuilder`` chain (``fromUriString(base).path("/x")...toUri()``), and a service
 looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.choose("orders")``: ``lb://orders``)."""
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ LOOKUPS = {("DiscoveryClient", "getInstances"), ("ReactiveDiscoveryClient", "get
 #: methods of a looked-up instance (or a list of them) that keep its address
 INSTANCE_METHODS = frozenset({"get", "getUri", "toString", "blockFirst", "block", "getFirst"})
 _CONFIG = "\x05"
+#: Spring's ``UriComponentsBuilder`` factories (the simple name, or the qualified one): the URL their argument
+#: gives (``fromPath``: a path alone), extended by the builder methods chained on it (`_URI_SAME`, ``path``,
+#: ``pathSegment``)
+URI_BUILDERS = frozenset({f"{owner}.{method}" for owner in ("UriComponentsBuilder",
+                                                            "org.springframework.web.util.UriComponentsBuilder")
+                          for method in ("fromUriString", "fromHttpUrl", "fromUri", "fromPath")})
+#: builder methods that leave the URL's address and path as they are (a query, a fragment, encoding, expanding the
+#: ``{name}`` variables, which stay as the route template's parameters, and turning it into a ``URI``/text)
+_URI_SAME = frozenset({"queryParam", "queryParams", "queryParamIfPresent", "replaceQueryParam", "replaceQueryParams",
+                       "query", "replaceQuery", "fragment", "encode", "build", "buildAndExpand", "expand",
+                       "toUri", "toUriString", "toString", "normalize", "uriVariables", "cloneBuilder"})
 #: what a method may do with a map it makes for `JavaFolder.map_get` to read it (reads; puts are followed)
 _MAP_READS = ("get", "containsKey", "containsValue", "isEmpty", "size")
 _MAP_USES = frozenset({*_MAP_READS, "put", "putIfAbsent"})
@@ -364,7 +376,28 @@ class JavaFolder(Folder):
                 args, rest = self._args(rest[3:])
                 value = self.chained(value, method, args)
             return value, rest
+        if len(toks) > 1 and toks[0][0] == "name" and toks[0][1] in URI_BUILDERS and toks[1] == ("op", "("):
+            return self.uri_builder(toks)
         return super()._term(toks)
+
+    def uri_builder(self, toks: list[tuple[str, str]]) -> tuple[Folded, list[tuple[str, str]]]:
+        """``UriComponentsBuilder.fromUriString(base).path("/a/{id}").pathSegment("b").queryParam(..).build()
+        .toUri()``: the base's URL with each ``path`` appended (one slash where they join, as Spring's builder
+        writes it) and each ``pathSegment`` after a slash; the methods of `_URI_SAME` keep the value. Any other
+        method (``replacePath``, ``host``, ``port``, ``scheme``, ``uri``...) changes what was folded: unknown."""
+        args, rest = self._args(toks[2:])
+        value = self.fold_tokens(args[0]) if len(args) == 1 else unknown(f"{toks[0][1]}(...) of no one argument")
+        while len(rest) > 2 and rest[0] == ("other", ".") and rest[1][0] == "name" and rest[2] == ("op", "("):
+            method = rest[1][1]
+            args, rest = self._args(rest[3:])
+            if method == "path" and len(args) == 1:
+                value = _join_path(value, self.fold_tokens(args[0]))
+            elif method == "pathSegment" and args:
+                for segment in args:
+                    value = _join_path(value, literal("/") + self.fold_tokens(segment))
+            elif method not in _URI_SAME:
+                value = unknown(f"the result of ....{method}(...) on a UriComponentsBuilder")
+        return value, rest
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         found = self.env_call(name, args, ENV_READERS)
@@ -389,6 +422,9 @@ class JavaFolder(Folder):
             fqn = self.type_fqn(written) if written else None
             if fqn in self.constants.properties:
                 return self.property(fqn, self.constants.properties[fqn], method)
+            found = self.lombok_getter(fqn, method) if fqn and not args else None
+            if found is not None:
+                return found
             if (written.rsplit(".", 1)[-1], method) in LOOKUPS and len(args) == 1:
                 service = self.fold_tokens(args[0])
                 if service.known:
@@ -509,6 +545,20 @@ class JavaFolder(Folder):
             return Folded(f"{_CONFIG}{nested[0]}\x1d{key}{_CONFIG}", False, (f"the properties object {key}",))
         return literal("${" + key + "}")
 
+    def lombok_getter(self, fqn: str, method: str) -> Folded | None:
+        """``config.getApiUrl()`` on a project type where Lombok writes that getter (``@Getter``/``@Data``: the
+        extractor records it as a generated method): the field's value when it is a constant or injected with
+        ``@Value``; None otherwise (a getter written by hand is read as any other method)."""
+        _, _, members = self.constants.members.get(fqn, (None, "", []))
+        if fqn in self.constants.shared_types or not any(
+                s.name == method and not s.params and s.extra.get("generated_by") == "lombok" for s in members):
+            return None
+        field = method.removeprefix("get") if method.startswith("get") else method.removeprefix("is")
+        field = field[:1].lower() + field[1:]
+        if field not in self.constants.fields.get(fqn, {}):
+            return None
+        return self.constant(f"{fqn}#{field}")
+
     def returned(self, method: str, args: list[list[tuple[str, str]]]) -> Folded | None:
         """What a method of the class returns, its parameters bound to the arguments (None: not one method)."""
         if self.scope is None or self.depth > 8:
@@ -539,6 +589,13 @@ class JavaFolder(Folder):
         if method == "formatted":
             return format_java(template, [self.fold_tokens(a) for a in args])
         return super().method_of_string(template, method, args)
+
+
+def _join_path(base: Folded, path: Folded) -> Folded:
+    """``base`` and ``path`` joined as ``UriComponentsBuilder.path`` joins them: one slash where both have one."""
+    if base.text.endswith("/") and path.text.startswith("/"):
+        return base + Folded(path.text[1:], path.known, path.why)
+    return base + path
 
 
 def _nested(fqn: str, rest: str, types: set[str]) -> str | None:
