@@ -177,7 +177,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: in services' config and value notes and variables (`services.secrets`); format 51 kept them as written.
 #: 53: a Rust call through a crate's path (``isahc::get(..)``, ``reqwest::get(..)``) records the crate in
 #: ``extra["path_heads"]`` without a ``use`` of it: format 52 recorded only paths in other positions.
-FORMAT = 53
+#: 54: C# reads a method group wrapped in its delegate (``+= new EventHandler(OnClosed)``) as subscribed too: format
+#: 53 drew no edge for it.
+FORMAT = 54
 
 
 def _context(values: list) -> FileContext:
