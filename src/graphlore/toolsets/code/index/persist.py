@@ -179,7 +179,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``extra["path_heads"]`` without a ``use`` of it: format 52 recorded only paths in other positions.
 #: 54: C# reads a method group wrapped in its delegate (``+= new EventHandler(OnClosed)``) as subscribed too: format
 #: 53 drew no edge for it.
-FORMAT = 54
+#: 55: a Compose ``include:`` of an absolute path or one that climbs out of the tree names no file of it: format 54
+#: took the path left once the climb was cut off (a file of the tree that is another project).
+FORMAT = 55
 
 
 def _context(values: list) -> FileContext:
