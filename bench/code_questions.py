@@ -1183,7 +1183,7 @@ PLANS = {
     "fb-05": lambda a: callers_of(a, "enqueuMessageAsync", "ingestion"),
     "fb-06": lambda a: callers_of(a, "ClientPool.getConnection", "ingestion"),
     "fb-07": lambda a: callers_of(a, "createOrUpdate", "package", depth=3),
-    "fb-08": lambda a: {"paths": [downstream(a, a.one("POST /api/deliveryrequests", "ingestion", "route"), 14)]},
+    "fb-08": lambda a: {"paths": [downstream(a, a.one("POST /api/deliveryrequests", "ingestion", "route"), 10)]},
     "fb-09": lambda a: (lambda owner: {"paths": [a.upstream(owner, 2) + downstream(a, owner, 4)]})(
         client_to(a, "workflow", "dronescheduler")),
     "fb-10": lambda a: (lambda owner: {"paths": [a.upstream(owner, 1) + downstream(a, owner, 4)]})(
@@ -1220,7 +1220,7 @@ PLANS = {
     "fb-32": lambda a: client_callers_of_route(a, "DELETE /api/DroneDeliveries/{id}", "dronescheduler"),
     "fb-33": lambda a: {"found": served_endpoints(a, "workflow", grpc=False)},
     "fb-34": lambda a: (lambda start: {"found": [] if start is None else [
-        r.node.id for r in a("impact", id=start, direction="out", depth=12, limit=500).results
+        r.node.id for r in a("impact", id=start, direction="out", depth=10, limit=500).results
         if r.node.kind == "route" and r.node.microservice == "delivery"]})(
         a.one("DELETE /api/deliveryrequests/{id}", "ingestion", "route")),
     "fb-35": lambda a: search_everywhere(a, "assign a drone to a delivery"),
@@ -1238,7 +1238,7 @@ PLANS = {
     "rt-03": lambda a: callers_of_route(a, "DELETE /carts/{customerId}", 2, "carts"),
     "rt-04": lambda a: callers_of_route(a, "POST /checkout/{customerId}/update", 2, "checkout-nest"),
     "rt-05": lambda a: callers_of_route(a, "GET /catalog/size", 2, "catalog"),
-    "rt-06": lambda a: {"paths": [downstream(a, search_route(a, "place order submit checkout payment", "ui"), 12)]},
+    "rt-06": lambda a: {"paths": [downstream(a, search_route(a, "place order submit checkout payment", "ui"), 10)]},
     "rt-07": lambda a: {"paths": [downstream(a, search_route(a, "add product to cart", "ui"), 8)]},
     "rt-08": lambda a: (lambda owner: {"paths": [a.upstream(owner, 6) + downstream(a, owner, 2)]})(
         producer_owner(a, "orders")),

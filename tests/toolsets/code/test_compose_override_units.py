@@ -145,3 +145,22 @@ def test_composes_merge_tags_read_as_the_value_they_keep():
                                 "    networks: !reset []\n    image: !override web\n")
     assert doc == {"services": {"a": {"ports": ["80:80"], "environment": {"X": "1"}, "networks": None, "image": "web"}}}
     assert lines["services.a.ports"] == 3
+
+
+def test_an_include_that_climbs_out_of_the_tree_or_is_absolute_names_no_file_of_it():
+    """``../../shared/compose.yaml`` from a folder one deep is a file outside the checkout, not ``shared/compose.yaml``
+    inside it; ``/srv/compose.yaml`` is a host path."""
+    from graphlore.toolsets.code.services.deployment import compose_includes
+    entries = ["../../shared/compose.yaml", "/srv/compose.yaml", "~/compose.yaml", "../apps/compose.yaml"]
+    assert compose_includes(entries, "deploy/docker-compose.yml") == ["apps/compose.yaml"]
+    assert compose_includes(["../apps/gateway/docker-compose.yml"], "docker-compose.yml") == []
+
+
+def test_an_override_beside_a_file_including_a_path_outside_the_tree_gives_the_tree_file_nothing(tmp_path: Path):
+    """The root file includes a sibling checkout's file (``../apps/...``): the tree's own ``apps/gateway`` file at the
+    path left once the ``..`` is dropped is another project, so the root override's environment is not its."""
+    tree = _app_tree(tmp_path, {"docker-compose.yml": "include:\n  - ../apps/gateway/docker-compose.yml\n",
+                                "docker-compose.override.yml": OVERRIDE})
+    nodes, _ = CodeGraph.build(tree).snapshot()
+    client = next(n for n in nodes.values() if n.kind == "client")
+    assert client.props["target_url"] != "http://orders:5000/orders"

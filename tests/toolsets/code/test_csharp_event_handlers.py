@@ -69,3 +69,51 @@ def test_a_subscribed_method_group_is_reached_by_the_subscribing_method(tmp_path
     # a method shares the parameter's name
     assert calls == {"Shop.Worker.Listener.HandleAsync", "Shop.Worker.Listener.OnFailed",
                      "Shop.Worker.Audit.OnStopped", "Shop.Worker.Processor.StartAsync"}
+
+
+WRAPPED = """namespace Shop.Worker;
+
+public class Processor
+{
+    public event EventHandler<string> Received;
+    public event EventHandler Closed;
+}
+
+public struct Money
+{
+    public Money(int cents) { }
+    public static Money operator +(Money a, Money b) => a;
+}
+
+public class Listener
+{
+    private readonly Processor _processor = new Processor();
+    private Money _total;
+    public int Cents { get; set; }
+
+    public void Start(int cents)
+    {
+        _processor.Received += new EventHandler<string>(OnReceived);
+        _processor.Closed += new EventHandler(this.OnClosed);
+        _total += new Money(cents);
+        _total += new Money(Cents);
+    }
+
+    private void OnReceived(object sender, string body) { }
+    private void OnClosed(object sender, EventArgs e) { }
+    private int cents() => 1;
+}
+"""
+
+
+def test_a_method_group_wrapped_in_its_delegate_is_reached_too(tmp_path: Path):
+    """``+= new EventHandler(OnClosed)`` (the form before C# 2's method group conversion) subscribes the method as
+    ``+= OnClosed`` does; adding a constructed value (``+= new Money(cents)``, a parameter or property, even where a
+    method shares the parameter's name) subscribes nothing."""
+    nodes, edges = CodeGraph.build(write_tree(tmp_path, {"Shop/Shop.csproj": WEB,
+                                                         "Shop/Listener.cs": WRAPPED})).snapshot()
+    fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
+    calls = {fqn.get(e.dst) for e in edges.values() if e.type == "CALLS"
+             and fqn.get(e.src) == "Shop.Worker.Listener.Start"}
+    assert {"Shop.Worker.Listener.OnReceived", "Shop.Worker.Listener.OnClosed"} <= calls
+    assert "Shop.Worker.Listener.cents" not in calls

@@ -189,7 +189,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 58: a Java ``UriComponentsBuilder`` URL and a Lombok getter of another class are folded; a host an nginx ``server_name`` answers to names that proxy; a
 #: Spring property the deployment also sets as an environment variable is one of both values (format 57: the
 #: file's only, and the builder's URL and such a host unknown).
-FORMAT = 58
+#: 59: C# reads a method group wrapped in its delegate (``+= new EventHandler(OnClosed)``) as subscribed too: format
+#: 58 drew no edge for it.
+#: 60: a Compose ``include:`` of an absolute path or one that climbs out of the tree names no file of it: format 59
+#: took the path left once the climb was cut off (a file of the tree that is another project).
+FORMAT = 60
 
 
 def _context(values: list) -> FileContext:

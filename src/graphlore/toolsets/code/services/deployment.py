@@ -1032,15 +1032,29 @@ _ENV_PAIR = re.compile(r"""(\w+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s\\]|\\
 def compose_includes(entries: list, rel: str) -> list[str]:
     """The Compose files a top-level ``include:`` of the file at ``rel`` names (``- ../a/compose.yaml``, ``- path:
     ../a/compose.yaml`` or a list of paths), relative to the root; a path Compose would fetch (``oci://``, a Git
-    URL) is not a file of the tree."""
+    URL), an absolute one or one that climbs out of the tree (``../../shared/compose.yaml`` from the root) is not a
+    file of the tree, though a file of the tree may sit at the path left once the climb is cut off."""
     base = PurePosixPath(rel).parent
     out: list[str] = []
     for entry in entries:
         paths = entry.get("path") if isinstance(entry, dict) else entry
         for path in [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []:
-            if isinstance(path, str) and "://" not in path and not path.startswith("git@"):
+            if isinstance(path, str) and "://" not in path and not path.startswith("git@") \
+                    and _inside_tree(base, path.strip()):
                 out.append(_folder(base, path))
     return out
+
+
+def _inside_tree(base: PurePosixPath, path: str) -> bool:
+    """Whether ``path``, relative to the folder ``base`` of the tree, names a file inside the tree."""
+    if path.startswith(("/", "~")):
+        return False
+    depth = 0
+    for part in PurePosixPath(base, path).parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 0:
+            return False
+    return True
 
 
 def _project_folders(file: str, includes: dict[str, list[str]]) -> set[str]:

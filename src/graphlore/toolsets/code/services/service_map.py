@@ -12,7 +12,7 @@ are drawn.
 A client or producer in a **library** (a microservice that is not deployable: its code runs inside whichever
 service calls it) is drawn from each deployable service whose code reaches the symbol that makes it through calls
 (`library_users`: the calls followed back, through the library's own methods, at most `CALLER_DEPTH` deep; test
-code left out), so an arrow names the service that runs the request; where no deployable service's call reaches
+code and calls resolved by name alone left out), so an arrow names the service that runs the request; where no deployable service's call reaches
 it, the arrow stays the library's (who runs it is not known).
 """
 
@@ -105,7 +105,9 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
 def library_users(store: Store, callers: list, deployable: set[str]) -> dict[str, list[str]]:
     """Per client or producer of a library (its microservice not ``deployable``): the deployable services whose
     (non-test) symbols reach the symbol that declares it through ``CALLS``, followed back `CALLER_DEPTH` deep
-    through any symbol (a library's own methods pass it on); a caller none reaches is left out (not known)."""
+    through any symbol (a library's own methods pass it on); a caller none reaches is left out (not known). A call
+    resolved by its name alone (``name_only``: the receiver's type is not known, the only project method so named)
+    is not followed: it is no evidence that the service runs the library's code."""
     in_library = [c for c in callers if c.props.get("microservice") not in deployable]
     if not in_library:
         return {}
@@ -126,7 +128,8 @@ def library_users(store: Store, callers: list, deployable: set[str]) -> dict[str
             break
         frontier = defaultdict(set)
         for edge in store.edges_of(list(grown), direction="in", types=["CALLS"]).edges:
-            frontier[edge.src] |= grown[edge.dst]
+            if edge.props.get("resolution") != "name_only":   # a receiver of unknown type is no evidence
+                frontier[edge.src] |= grown[edge.dst]
     out: dict[str, set[str]] = defaultdict(set)
     for node in store.get_nodes(list(reached)):
         service = node.props.get("microservice")

@@ -402,11 +402,14 @@ class _Extractor(Extractor):
 
     def subscribed(self, node: Node, owner: str) -> CallFact | None:
         """A method group subscribed to an event (``processor.Received += OnMessage``, ``+= this.OnError``,
-        ``+= handlers.OnTick``) as a method reference (kind ``ref``): the event runs it later, so a trace from
-        the subscribing code reaches it. ``-=`` unsubscribes (runs nothing); a lambda's calls are read as its
-        own; a right side the resolver finds no method for (``total += step``) draws no edge."""
+        ``+= handlers.OnTick``, or wrapped in its delegate ``+= new EventHandler(OnMessage)``) as a method
+        reference (kind ``ref``): the event runs it later, so a trace from the subscribing code reaches it. ``-=``
+        unsubscribes (runs nothing); a lambda's calls are read as its own; a right side the resolver finds no
+        method for (``total += step``, ``total += new Money(amount)``) draws no edge."""
         operator = next((c.type for c in node.children if not c.is_named), "")
         right = node.child_by_field_name("right")
+        if right is not None and right.type in _CREATIONS:
+            right = _only_argument(right)
         if operator != "+=" or right is None or right.type not in ("identifier", "member_access_expression"):
             return None
         line = node.start_point[0] + 1
@@ -632,6 +635,16 @@ def _aspire_project(node: Node) -> dict | None:
     if len(types) != 1 or value is None or value.type != "string_literal":
         return None
     return {"project": types[0], "name": text(value)[1:-1], "line": node.start_point[0] + 1}
+
+
+def _only_argument(creation: Node) -> Node | None:
+    """The expression of a construction's one argument (``new EventHandler(OnMessage)`` -> ``OnMessage``), else
+    None (no argument, several, or a named or ``ref`` one)."""
+    args = creation.child_by_field_name("arguments")
+    named = [c for c in args.named_children if c.type == "argument"] if args is not None else []
+    if len(named) != 1 or len(named[0].named_children) != 1:
+        return None
+    return named[0].named_children[0]
 
 
 def _plain(name: str) -> str:
