@@ -47,10 +47,15 @@ def call(runtime: Runtime, toolset: str, tool: str, fields: dict):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, embedder):
     """A data home where every toolset has a store, built once: items and code index one folder, a facts
-    graph, a skills library (its use counters in its skills)."""
+    graph, a skills library (its use counters in its skills). The folder is a slice of the example tree (its
+    README and one bug with a subfolder): these tests are about stores, not how much they hold, and indexing
+    (twice: one test rebuilds after a drop) is most of their cost."""
     base = tmp_path_factory.mktemp("built")
     project = base / "project"
-    shutil.copytree(EXAMPLE_TREE, project)
+    project.mkdir()
+    shutil.copy(EXAMPLE_TREE / "README.md", project)
+    shutil.copytree(EXAMPLE_TREE / "bugs" / "BUG-001-offline-edits-lost-on-sync-conflict",
+                    project / "bugs" / "BUG-001-offline-edits-lost-on-sync-conflict")
     (project / "app.py").write_text("def hello():\n    return 1\n")
     home = base / "home"
     runtime = Runtime(backend.settings_for(home), embedder=embedder)

@@ -19,39 +19,63 @@ from graphlore.store import Node
 from graphlore.store.sqlite import SQLiteStore, engine
 
 ABSTRACTS = 500
+FEW_ABSTRACTS = 200
 QUERIES = 40
 LIMIT = 10
 
 
-@pytest.fixture(scope="module")
-def scifact_vectors(shared_data, embedder):
-    """(node passages, query vectors): titles, every fourth node with its abstract's opening as a second
-    passage; the queries are SciFact's claims."""
+def embed_scifact(shared_data, embedder, abstracts: int, queries: int):
+    """(node passages, query vectors): the first ``abstracts`` titles, every fourth node with its abstract's
+    opening as a second passage; the queries are SciFact's first ``queries`` claims."""
     docs = []
     with (shared_data / "scifact" / "corpus.jsonl").open() as fh:
         for line in fh:
             docs.append(json.loads(line))
-            if len(docs) == ABSTRACTS:
+            if len(docs) == abstracts:
                 break
     claims = []
     with (shared_data / "scifact" / "queries.jsonl").open() as fh:
         for line in fh:
             claims.append(json.loads(line)["text"])
-            if len(claims) == QUERIES:
+            if len(claims) == queries:
                 break
     texts = [d["title"] for d in docs] + [d["text"][:200] for d in docs[::4]]
     vectors = embedder.embed(texts + claims)
-    passages = [vectors[i][None, :] for i in range(ABSTRACTS)]
-    for j, i in enumerate(range(0, ABSTRACTS, 4)):
-        passages[i] = np.vstack([passages[i], vectors[ABSTRACTS + j]])
+    passages = [vectors[i][None, :] for i in range(abstracts)]
+    for j, i in enumerate(range(0, abstracts, 4)):
+        passages[i] = np.vstack([passages[i], vectors[abstracts + j]])
     return passages, vectors[len(texts):]
+
+
+@pytest.fixture(scope="module")
+def scifact_vectors(shared_data, embedder):
+    """The recall test's data: 500 abstracts, 40 claims."""
+    return embed_scifact(shared_data, embedder, ABSTRACTS, QUERIES)
+
+
+@pytest.fixture(scope="module")
+def scifact_few(shared_data, embedder):
+    """The everyday tests' data: a smaller slice of the same corpus (still over ``SKETCH_ROWS`` once it is
+    lowered to 100), and the 5 claims they search; embedding is most of these tests' cost."""
+    return embed_scifact(shared_data, embedder, FEW_ABSTRACTS, 5)
+
+
+def filled_store(path, passages) -> SQLiteStore:
+    s = SQLiteStore(path, "test/sketch")
+    s.upsert_nodes([Node(f"d{i}", "doc", f"doc {i}", "", {"half": i % 2}, rows) for i, rows in enumerate(passages)])
+    return s
 
 
 @pytest.fixture
 def store(tmp_path, scifact_vectors):
-    passages, _ = scifact_vectors
-    s = SQLiteStore(tmp_path / "store.db", "test/sketch")
-    s.upsert_nodes([Node(f"d{i}", "doc", f"doc {i}", "", {"half": i % 2}, rows) for i, rows in enumerate(passages)])
+    s = filled_store(tmp_path / "store.db", scifact_vectors[0])
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def few_store(tmp_path, scifact_few):
+    s = filled_store(tmp_path / "store.db", scifact_few[0])
     yield s
     s.close()
 
@@ -80,32 +104,33 @@ def test_the_sketch_and_its_shortlist_give_the_exact_scans_top_10(store, scifact
         assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
 
 
-def test_small_slices_and_large_limits_scan_exactly(store, scifact_vectors, monkeypatch):
-    _, queries = scifact_vectors
+def test_small_slices_and_large_limits_scan_exactly(few_store, scifact_few, monkeypatch):
+    _, queries = scifact_few
     monkeypatch.setattr(engine, "SHORTLIST_MIN", 40)
-    searches(store, queries[:2])
-    assert store._snapshot.base._sketch is None  # 500 rows < SKETCH_ROWS
+    searches(few_store, queries[:2])
+    assert few_store._snapshot.base._sketch is None  # 250 rows < SKETCH_ROWS
     monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
-    store.vector_search(queries[0], kind="doc", limit=400)  # a shortlist of 1600: no gain over the slice
-    assert store._snapshot.base._sketch is None
+    few_store.vector_search(queries[0], kind="doc", limit=400)  # a shortlist of 1600: no gain over the slice of 250
+    assert few_store._snapshot.base._sketch is None
 
 
-def test_a_sketched_search_after_writes_skips_deleted_nodes_and_finds_rewritten_ones(store, scifact_vectors, monkeypatch):
+def test_a_sketched_search_after_writes_skips_deleted_nodes_and_finds_rewritten_ones(few_store, scifact_few, monkeypatch):
     """Deleted rows of the sketched part are masked before the shortlist; a rewritten node is scored from the
     small second part (scanned exactly), so the sketch made before the writes never answers for it."""
-    passages, queries = scifact_vectors
+    passages, queries = scifact_few
     monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
     monkeypatch.setattr(engine, "SHORTLIST_MIN", 40)
-    before = searches(store, queries[:5])
+    before = searches(few_store, queries[:5])
+    assert few_store._snapshot.base._sketch.usable  # the sketched path answered before the writes
     gone = before[0][0][0]
-    moved = f"d{(int(before[1][0][0][1:]) + 250) % len(passages)}"  # a node far down query 1's list ...
-    store.delete_nodes([gone])
-    store.upsert_nodes([Node(moved, "doc", "moved", "", {"half": 0}, queries[1][None, :])])  # ... now its query
-    after = searches(store, queries[:5])
+    moved = f"d{(int(before[1][0][0][1:]) + len(passages) // 2) % len(passages)}"  # a node far down query 1's list ...
+    few_store.delete_nodes([gone])
+    few_store.upsert_nodes([Node(moved, "doc", "moved", "", {"half": 0}, queries[1][None, :])])  # ... now its query
+    after = searches(few_store, queries[:5])
     assert all(gone not in {i for i, _ in hits} for hits in after)
     assert after[1][0] == (moved, pytest.approx(1.0, abs=1e-5))
     monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
-    assert [[i for i, _ in hits] for hits in searches(store, queries[:5])] == [[i for i, _ in hits] for hits in after]
+    assert [[i for i, _ in hits] for hits in searches(few_store, queries[:5])] == [[i for i, _ in hits] for hits in after]
 
 
 def subspace_nodes(rng, count: int, kinds: tuple[str, ...], prefix: str, basis: np.ndarray) -> list[Node]:
