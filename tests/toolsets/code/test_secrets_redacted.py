@@ -21,6 +21,7 @@ from graphlore.toolsets.code.services.deployment import read_deployment
 from graphlore.toolsets.code.services.secrets import (
     is_credential_key,
     redact_text,
+    scrubbed,
     secret_store_value,
     shown_value,
     strip_userinfo,
@@ -260,3 +261,15 @@ def test_userinfo_made_of_a_variable_with_a_message_is_stripped() -> None:
     """``${VAR:?message}`` may hold spaces: the userinfo still ends at its ``@``."""
     assert strip_userinfo("postgresql://app:${DB_PASSWORD:?set it}@db:5432/app (compose.yml:5)") == \
         "postgresql://db:5432/app (compose.yml:5)"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("12| SQL = 'Server=db;User Id=sa;Password=src-literal-1;'", "12| SQL = 'Server=db;User Id=sa;Password=redacted;'"),
+    ('"Data Source=db; Pwd=src-literal-2"', '"Data Source=db; Pwd=redacted"'),
+    ("jdbc:mysql://db/x?user=u&password=src-literal-3&ssl=true", "jdbc:mysql://db/x?user=u&password=redacted&ssl=true"),
+    ("requests.get(url, password=pw)", "requests.get(url, password=pw)"),   # code's keyword argument: no literal
+])
+def test_the_last_guard_redacts_a_connection_strings_password_in_any_text(written: str, shown: str) -> None:
+    """The answer's last guard (a source line, a search hit's text), as SKILL.md says: everywhere."""
+    assert scrubbed(written) == shown
+    assert scrubbed([{"text": written}]) == [{"text": shown}]

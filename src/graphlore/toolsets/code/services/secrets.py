@@ -104,11 +104,27 @@ def redact_text(text: str) -> str:
     return _LEADING.sub(one, _ASSIGNED.sub(one, text), count=1)
 
 
+#: a connection string's password part as the last guard finds it in any text (a source line, a search hit): only
+#: where a connection string's part starts (after ``;``, ``?``, ``&``, a quote or the text's start), so that code's
+#: ``f(password=pw)`` is left as written
+_CONNECTION_PART = re.compile(r"(?i)((?:^|[;?&\"'])\s*(?:password|pwd)\s*=\s*)([^;\"'\s&]+)")
+
+
+def answer_text(text: str) -> str:
+    """Any text of an answer as the last guard leaves it: URLs' userinfo stripped and connection strings' password
+    parts redacted (`scrubbed`)."""
+    text = strip_userinfo(text)
+    if "=" in text:
+        text = _CONNECTION_PART.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
+
+
 def scrubbed(value: Any) -> Any:
-    """A tool's answer with every URL's userinfo stripped, in place where it is a model (`strip_userinfo`): the last
-    guard, whatever reader or tool a value came through (a settled URL, a search hit's text, a source line)."""
+    """A tool's answer with every URL's userinfo stripped and every connection string's password part redacted, in
+    place where it is a model (`answer_text`): the last guard, whatever reader or tool a value came through (a
+    settled URL, a search hit's text, a source line)."""
     if isinstance(value, str):
-        return strip_userinfo(value)
+        return answer_text(value)
     if isinstance(value, list):
         return [scrubbed(item) for item in value]
     if isinstance(value, tuple):
