@@ -60,6 +60,8 @@ def test_a_credential_keys_url_value_is_an_address_its_userinfo_stripped() -> No
     ("postgres://app:pw@db:5432/shop", "postgres://db:5432/shop"),
     ("mongodb://${MONGO_USER}:${MONGO_PASS}@mongo:27017/db", "mongodb://mongo:27017/db"),
     ("redis://:onlypass@cache:6379", "redis://cache:6379"),
+    ("postgres://app:p@ss@w0rd@db:5432/x", "postgres://db:5432/x"),   # an unescaped @ in the password
+    ("http://host:8080?next=x@y", "http://host:8080?next=x@y"),   # an @ in the query is no userinfo
     ("see http://user@host/x and https://a:b@c.example/y", "see http://host/x and https://c.example/y"),
     ("mail ops@example.com, clone git@github.com:o/r", "mail ops@example.com, clone git@github.com:o/r"),
 ])

@@ -30,8 +30,9 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _CREDENTIAL_WORDS = frozenset({"password", "passwd", "pwd", "pass", "secret", "token", "credential", "credentials",
                                "passphrase"})
 _KEY_OWNERS = frozenset({"api", "private", "secret", "access", "signing", "encryption", "master", "account"})
-#: a URL's scheme and its userinfo (``user:pass@``, ``${USER}:${PASS}@``): stripped, the host kept
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:\$\{[^}\n]*\}|[^/\s@\"'<>])*@(?=[^\s@/]*[\w\]}])")
+#: a URL's scheme and its userinfo (``user:pass@``, ``${USER}:${PASS}@``): stripped, the host kept; the userinfo
+#: runs to the authority's last ``@`` (a password written with an unescaped ``@``, ``u:p@ss@db``, is all of it)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:\$\{[^}\n]*\}|[^/?#\s\"'<>])*@(?=[^\s@/]*[\w\]}])")
 #: a connection string's password part (``Password=...;``, ``pwd=...``), its value up to ``;`` or a quote
 _CONNECTION_PASSWORD = re.compile(r"(?i)(?<![\w])((?:password|pwd)\s*=\s*)([^;\"'\s]+)")
 #: ``KEY=VALUE`` in a note, the key a whole word, and ``KEY: VALUE`` where the line starts with it (a settings note;
