@@ -167,7 +167,9 @@ SYSTEM = {
     "shop/requirements.txt": "flask\nrequests\n",
     "shop/app.py": ("import os\n\nimport requests\nfrom flask import Flask\n\napp = Flask(__name__)\n\n\n"
                     "@app.get('/orders')\ndef orders():\n"
-                    "    return requests.get(os.environ['CATALOG_URL'] + '/items').json()\n"),
+                    "    db = 'Server=db;User Id=sa;Password=source-literal-10;'\n"
+                    "    password = os.getenv('ADMIN_PASSWORD', 'source-literal-11')\n"
+                    "    return requests.get(os.environ['CATALOG_URL'] + '/items', auth=('u', password)).json()\n"),
     "catalog/Dockerfile": "FROM python:3.12\n",
     "catalog/requirements.txt": "flask\n",
     "catalog/app.py": ("from flask import Flask\n\napp = Flask(__name__)\n\n\n"
@@ -219,7 +221,8 @@ stringData:
     "catalog/settings.yaml": "db:\n  password: yaml-literal-9\n",
 }
 LITERALS = ("compose-pw-1", "svc-user", "compose-literal-2", "compose-literal-3", "conn-literal-4", "file-literal-5",
-            "dotenv-literal-6", "sealed-literal-7", "k8s-literal-8", "yaml-literal-9")
+            "dotenv-literal-6", "sealed-literal-7", "k8s-literal-8", "yaml-literal-9", "source-literal-10",
+            "source-literal-11")
 
 
 def _tool(runtime: Runtime, tree: Path, name: str, **fields):
@@ -240,7 +243,7 @@ def test_no_secret_literal_reaches_any_tool_answer(tmp_path: Path, embedder) -> 
     try:
         out = [_tool(runtime, tree, "index", embed=False), _tool(runtime, tree, "status"),
                _tool(runtime, tree, "service_map")]
-        for kind in ("microservice", "client", "route"):
+        for kind in ("microservice", "client", "route", "symbol"):
             out.append(_tool(runtime, tree, "find", kind=kind, filter={}, limit=50))
             spec = next(tool for tool in TOOLSET.tools if tool.name == "find")
             answer = spec.call(runtime, parse_request(models.FindRequest, {
@@ -275,3 +278,26 @@ def test_the_last_guard_redacts_a_connection_strings_password_in_any_text(writte
     """The answer's last guard (a source line, a search hit's text), as SKILL.md says: everywhere."""
     assert scrubbed(written) == shown
     assert scrubbed([{"text": written}]) == [{"text": shown}]
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("    password = 'src-literal-4'", "    password = 'redacted'"),
+    ('"Jwt": {"SigningKey": "src-literal-5", "Issuer": "shop"}', '"Jwt": {"SigningKey": "redacted", "Issuer": "shop"}'),
+    ('private val apiKey: String = "src-literal-6"', 'private val apiKey: String = "redacted"'),
+    ('clientSecret := "src-literal-7"', 'clientSecret := "redacted"'),
+    ("'db_password' => 'src-literal-8',", "'db_password' => 'redacted',"),
+    ("DB_PASSWORD = os.getenv('DB_PASSWORD', 'src-literal-9')", "DB_PASSWORD = os.getenv('DB_PASSWORD', 'redacted')"),
+])
+def test_the_last_guard_redacts_a_literal_a_credential_key_is_given_in_source_text(written: str, shown: str) -> None:
+    """A hard-coded credential in a source line (``describe``'s ``include_source``, a search hit) is a secret too."""
+    assert scrubbed(written) == shown
+
+
+@pytest.mark.parametrize("kept", [
+    "TOKEN_URL = 'https://auth.example/token'", 'MAX_TOKENS = "512"', "SECRET_NAME = 'shop-secrets'",
+    "PASSWORD_MIN_LENGTH = '8'", 'password = os.environ["DB_PASSWORD"]', 'const string Password = "${DB_PASSWORD}";',
+    "public_key = 'ssh-ed25519 AAAAC3Nz'", "routing.key = 'orders.created'",
+])
+def test_the_last_guard_keeps_source_text_that_holds_no_credential(kept: str) -> None:
+    """Near misses: a credential word that is not the key's last, a reference, a URL, a public key."""
+    assert scrubbed(kept) == kept

@@ -106,18 +106,38 @@ def redact_text(text: str) -> str:
 
 
 #: a connection string's password part as the last guard finds it in any text (a source line, a search hit): only
-#: where a connection string's part starts (after ``;``, ``?``, ``&``, a quote or the text's start), so that code's
-#: ``f(password=pw)`` is left as written
-_CONNECTION_PART = re.compile(r"(?i)((?:^|[;?&\"'])\s*(?:password|pwd)\s*=\s*)([^;\"'\s&]+)")
+#: where a connection string's part starts (after ``;``, ``?``, ``&`` or a quote), so that code's ``f(password=pw)``
+#: and ``password = os.environ[...]`` are left as written
+_CONNECTION_PART = re.compile(r"(?i)([;?&\"']\s*(?:password|pwd)\s*=\s*)([^;\"'\s&]+)")
+
+
+#: a quoted literal a credential key is given in source text: ``password = "..."``, ``"ApiKey": "..."``,
+#: ``apiKey := "..."``, ``'secret' => '...'``, ``val token: String = "..."`` (the key's quotes, a type between)
+_SOURCE_ASSIGNED = re.compile(r"""(?<![\w.\-])(["']?)([A-Za-z_][\w.\-]*)\1(\s*(?::\s*[\w.?\[\]<>]+\s*)?(?::=|=>|=|:)\s*)"""
+                              r"""(["'])([^"'\n]+)\4""")
+#: an environment or settings read with a literal default: ``getenv("DB_PASSWORD", "...")``, ``.get('token', '...')``
+_SOURCE_DEFAULT = re.compile(r"""(\(\s*(["'])([A-Za-z_][\w.\-:]*)\2\s*,\s*)(["'])([^"'\n]+)\4(?=\s*\))""")
+_CREDENTIAL_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+
+
+def _literal_redacted(key: str, value: str) -> bool:
+    return is_credential_key(key) and not is_url(value) and value != REDACTED and not _REFERENCE.fullmatch(value)
 
 
 def answer_text(text: str) -> str:
-    """Any text of an answer as the last guard leaves it: URLs' userinfo stripped and connection strings' password
-    parts redacted (`scrubbed`)."""
+    """Any text of an answer as the last guard leaves it: URLs' userinfo stripped, connection strings' password
+    parts redacted, and a quoted literal given to a credential key in source text redacted (a source line, a
+    search hit: `scrubbed`)."""
     text = strip_userinfo(text)
     if "=" in text:
         text = _CONNECTION_PART.sub(lambda m: m.group(1) + REDACTED, text)
-    return text
+    if _CREDENTIAL_HINT.search(text) is None:
+        return text
+    text = _SOURCE_ASSIGNED.sub(lambda m: (f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}"
+                                           f"{m.group(4)}") if _literal_redacted(m.group(2), m.group(5))
+                                else m.group(0), text)
+    return _SOURCE_DEFAULT.sub(lambda m: f"{m.group(1)}{m.group(4)}{REDACTED}{m.group(4)}"
+                               if _literal_redacted(m.group(3), m.group(5)) else m.group(0), text)
 
 
 def scrubbed(value: Any) -> Any:
