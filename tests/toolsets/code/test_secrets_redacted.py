@@ -37,13 +37,15 @@ def _deployment(root: Path):
 @pytest.mark.parametrize("key", ["DB_PASSWORD", "spring.datasource.password", "db-passwd", "MYSQL_PWD", "DB_PASS",
                                  "jwt.secret", "clientSecret", "GITHUB_TOKEN", "accessToken", "apiKey", "API_KEY",
                                  "private_key", "AWS_SECRET_ACCESS_KEY", "signing-key", "credentials",
-                                 "ConnectionStrings:Password", "Ssl__Passphrase"])
+                                 "ConnectionStrings:Password", "Ssl__Passphrase", "Jwt:Key", "JWT_KEY", "hmac-key",
+                                 "ClientKey", "LICENSE_KEY"])
 def test_a_key_whose_last_word_names_a_credential_is_one(key: str) -> None:
     assert is_credential_key(key)
 
 
 @pytest.mark.parametrize("key", ["TOKEN_URL", "token_endpoint", "PASSWORD_MIN_LENGTH", "SECRET_NAME", "MAX_TOKENS",
-                                 "routing.key", "cache-key", "PASSWORD_RESET_PATH", "secretKeyRef", "KEYCLOAK_URL"])
+                                 "routing.key", "cache-key", "PASSWORD_RESET_PATH", "secretKeyRef", "KEYCLOAK_URL",
+                                 "public_key", "partition.key", "SharedAccessKeyName"])
 def test_a_credential_word_that_is_not_the_keys_last_is_no_credential(key: str) -> None:
     assert not is_credential_key(key)
 
@@ -301,3 +303,12 @@ def test_the_last_guard_redacts_a_literal_a_credential_key_is_given_in_source_te
 def test_the_last_guard_keeps_source_text_that_holds_no_credential(kept: str) -> None:
     """Near misses: a credential word that is not the key's last, a reference, a URL, a public key."""
     assert scrubbed(kept) == kept
+
+
+def test_an_azure_connection_strings_account_key_is_redacted_in_a_note_and_an_answer() -> None:
+    """Storage and Service Bus connection strings carry their secret as ``AccountKey=``/``SharedAccessKey=``."""
+    storage = '"DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=az-literal-1==;EndpointSuffix=x.net"'
+    assert scrubbed(storage) == '"DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=redacted;EndpointSuffix=x.net"'
+    bus = "Bus = Endpoint=sb://bus.example/;SharedAccessKeyName=root;SharedAccessKey=az-literal-2 (appsettings.json:3)"
+    assert redact_text(bus) == \
+        "Bus = Endpoint=sb://bus.example/;SharedAccessKeyName=root;SharedAccessKey=redacted (appsettings.json:3)"

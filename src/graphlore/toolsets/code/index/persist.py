@@ -179,7 +179,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``extra["path_heads"]`` without a ``use`` of it: format 52 recorded only paths in other positions.
 #: 54: a Micronaut Security ``AuthenticationProvider`` is behind the framework's ``POST /login`` route (filed at its
 #: ``authenticate``): records of format 53 hold no such route.
-FORMAT = 54
+#: 55: stored notes and variables redact an Azure connection string's ``AccountKey=``/``SharedAccessKey=`` and the values
+#: of ``jwt``/``hmac``/``client``/``auth``/``license`` keys, and strip a URL's userinfo to its last ``@`` (format 54 kept them).
+FORMAT = 55
 
 
 def _context(values: list) -> FileContext:

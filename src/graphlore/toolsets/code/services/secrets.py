@@ -5,7 +5,8 @@ reads to agents, and a password, token or key in a tool's answer is a leak.
 the Helm values a Secret's template line reads, a Terraform ``sensitive`` variable) or when its key names a
 credential: the key's last word (split at ``.``, ``_``, ``-``, ``:``, ``__`` and camelCase) is ``password``,
 ``passwd``, ``pwd``, ``pass``, ``secret``, ``token``, ``credential(s)``, ``passphrase``, or ``key`` after ``api``,
-``private``, ``secret``, ``access``, ``signing``, ``encryption``, ``master`` or ``account`` (``DB_PASSWORD``,
+``private``, ``secret``, ``access``, ``signing``, ``encryption``, ``master``, ``account``, ``jwt``, ``hmac``,
+``client``, ``auth`` or ``license`` (``DB_PASSWORD``,
 ``jwt.secret``, ``apiKey``, ``AWS_SECRET_ACCESS_KEY``). A secret is shown as its key, where it is written and
 ``redacted``. Near misses are no credential: a key whose credential word is not its last (``TOKEN_URL``,
 ``PASSWORD_MIN_LENGTH``, ``SECRET_NAME``), a plural (``MAX_TOKENS``), and any value that is a URL
@@ -13,7 +14,8 @@ credential: the key's last word (split at ``.``, ``_``, ``-``, ``:``, ``__`` and
 
 **Everywhere.** The userinfo of a URL (``amqp://user:pass@rabbit:5672``) is stripped from every value, note and
 tool answer (`strip_userinfo`); a connection string's password part (``Password=...;``, ``Pwd=...``) is redacted
-(`redact_text`). The host, port and path stay: a link needs the host, not the password.
+(`redact_text`), and so is an Azure connection string's ``AccountKey=``/``SharedAccessKey=``. The host, port and
+path stay: a link needs the host, not the password.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ REDACTED = "redacted"
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _CREDENTIAL_WORDS = frozenset({"password", "passwd", "pwd", "pass", "secret", "token", "credential", "credentials",
                                "passphrase"})
-_KEY_OWNERS = frozenset({"api", "private", "secret", "access", "signing", "encryption", "master", "account"})
+_KEY_OWNERS = frozenset({"api", "private", "secret", "access", "signing", "encryption", "master", "account", "jwt",
+                         "hmac", "client", "auth", "license"})
 #: a URL's scheme and its userinfo (``user:pass@``, ``${USER}:${PASS}@``): stripped, the host kept; the userinfo
 #: runs to the authority's last ``@`` (a password written with an unescaped ``@``, ``u:p@ss@db``, is all of it)
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:\$\{[^}\n]*\}|[^/?#\s\"'<>])*@(?=[^\s@/]*[\w\]}])")
 #: a connection string's password part (``Password=...;``, ``pwd=...``), its value up to ``;`` or a quote
-_CONNECTION_PASSWORD = re.compile(r"(?i)(?<![\w])((?:password|pwd)\s*=\s*)([^;\"'\s]+)")
+_CONNECTION_PASSWORD = re.compile(r"(?i)(?<![\w])((?:password|pwd|accountkey|sharedaccesskey)\s*=\s*)([^;\"'\s]+)")
 #: ``KEY=VALUE`` in a note, the key a whole word, and ``KEY: VALUE`` where the line starts with it (a settings note;
 #: elsewhere a colon is prose): a credential key's value is redacted
 _VALUE = r"(\"[^\"]*\"|'[^']*'|[^\s,;()]+)"
@@ -108,7 +111,7 @@ def redact_text(text: str) -> str:
 #: a connection string's password part as the last guard finds it in any text (a source line, a search hit): only
 #: where a connection string's part starts (after ``;``, ``?``, ``&`` or a quote), so that code's ``f(password=pw)``
 #: and ``password = os.environ[...]`` are left as written
-_CONNECTION_PART = re.compile(r"(?i)([;?&\"']\s*(?:password|pwd)\s*=\s*)([^;\"'\s&]+)")
+_CONNECTION_PART = re.compile(r"(?i)([;?&\"']\s*(?:password|pwd|accountkey|sharedaccesskey)\s*=\s*)([^;\"'\s&]+)")
 
 
 #: a quoted literal a credential key is given in source text: ``password = "..."``, ``"ApiKey": "..."``,
