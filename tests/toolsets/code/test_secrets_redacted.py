@@ -21,6 +21,7 @@ from graphlore.toolsets.code.services.deployment import read_deployment
 from graphlore.toolsets.code.services.secrets import (
     is_credential_key,
     redact_text,
+    scrubbed,
     secret_store_value,
     shown_value,
     strip_userinfo,
@@ -36,13 +37,15 @@ def _deployment(root: Path):
 @pytest.mark.parametrize("key", ["DB_PASSWORD", "spring.datasource.password", "db-passwd", "MYSQL_PWD", "DB_PASS",
                                  "jwt.secret", "clientSecret", "GITHUB_TOKEN", "accessToken", "apiKey", "API_KEY",
                                  "private_key", "AWS_SECRET_ACCESS_KEY", "signing-key", "credentials",
-                                 "ConnectionStrings:Password", "Ssl__Passphrase"])
+                                 "ConnectionStrings:Password", "Ssl__Passphrase", "Jwt:Key", "JWT_KEY", "hmac-key",
+                                 "ClientKey", "LICENSE_KEY"])
 def test_a_key_whose_last_word_names_a_credential_is_one(key: str) -> None:
     assert is_credential_key(key)
 
 
 @pytest.mark.parametrize("key", ["TOKEN_URL", "token_endpoint", "PASSWORD_MIN_LENGTH", "SECRET_NAME", "MAX_TOKENS",
-                                 "routing.key", "cache-key", "PASSWORD_RESET_PATH", "secretKeyRef", "KEYCLOAK_URL"])
+                                 "routing.key", "cache-key", "PASSWORD_RESET_PATH", "secretKeyRef", "KEYCLOAK_URL",
+                                 "public_key", "partition.key", "SharedAccessKeyName"])
 def test_a_credential_word_that_is_not_the_keys_last_is_no_credential(key: str) -> None:
     assert not is_credential_key(key)
 
@@ -59,6 +62,8 @@ def test_a_credential_keys_url_value_is_an_address_its_userinfo_stripped() -> No
     ("postgres://app:pw@db:5432/shop", "postgres://db:5432/shop"),
     ("mongodb://${MONGO_USER}:${MONGO_PASS}@mongo:27017/db", "mongodb://mongo:27017/db"),
     ("redis://:onlypass@cache:6379", "redis://cache:6379"),
+    ("postgres://app:p@ss@w0rd@db:5432/x", "postgres://db:5432/x"),   # an unescaped @ in the password
+    ("http://host:8080?next=x@y", "http://host:8080?next=x@y"),   # an @ in the query is no userinfo
     ("see http://user@host/x and https://a:b@c.example/y", "see http://host/x and https://c.example/y"),
     ("mail ops@example.com, clone git@github.com:o/r", "mail ops@example.com, clone git@github.com:o/r"),
 ])
@@ -164,7 +169,9 @@ SYSTEM = {
     "shop/requirements.txt": "flask\nrequests\n",
     "shop/app.py": ("import os\n\nimport requests\nfrom flask import Flask\n\napp = Flask(__name__)\n\n\n"
                     "@app.get('/orders')\ndef orders():\n"
-                    "    return requests.get(os.environ['CATALOG_URL'] + '/items').json()\n"),
+                    "    db = 'Server=db;User Id=sa;Password=source-literal-10;'\n"
+                    "    password = os.getenv('ADMIN_PASSWORD', 'source-literal-11')\n"
+                    "    return requests.get(os.environ['CATALOG_URL'] + '/items', auth=('u', password)).json()\n"),
     "catalog/Dockerfile": "FROM python:3.12\n",
     "catalog/requirements.txt": "flask\n",
     "catalog/app.py": ("from flask import Flask\n\napp = Flask(__name__)\n\n\n"
@@ -216,7 +223,8 @@ stringData:
     "catalog/settings.yaml": "db:\n  password: yaml-literal-9\n",
 }
 LITERALS = ("compose-pw-1", "svc-user", "compose-literal-2", "compose-literal-3", "conn-literal-4", "file-literal-5",
-            "dotenv-literal-6", "sealed-literal-7", "k8s-literal-8", "yaml-literal-9")
+            "dotenv-literal-6", "sealed-literal-7", "k8s-literal-8", "yaml-literal-9", "source-literal-10",
+            "source-literal-11")
 
 
 def _tool(runtime: Runtime, tree: Path, name: str, **fields):
@@ -237,7 +245,7 @@ def test_no_secret_literal_reaches_any_tool_answer(tmp_path: Path, embedder) -> 
     try:
         out = [_tool(runtime, tree, "index", embed=False), _tool(runtime, tree, "status"),
                _tool(runtime, tree, "service_map")]
-        for kind in ("microservice", "client", "route"):
+        for kind in ("microservice", "client", "route", "symbol"):
             out.append(_tool(runtime, tree, "find", kind=kind, filter={}, limit=50))
             spec = next(tool for tool in TOOLSET.tools if tool.name == "find")
             answer = spec.call(runtime, parse_request(models.FindRequest, {
@@ -260,3 +268,47 @@ def test_userinfo_made_of_a_variable_with_a_message_is_stripped() -> None:
     """``${VAR:?message}`` may hold spaces: the userinfo still ends at its ``@``."""
     assert strip_userinfo("postgresql://app:${DB_PASSWORD:?set it}@db:5432/app (compose.yml:5)") == \
         "postgresql://db:5432/app (compose.yml:5)"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("12| SQL = 'Server=db;User Id=sa;Password=src-literal-1;'", "12| SQL = 'Server=db;User Id=sa;Password=redacted;'"),
+    ('"Data Source=db; Pwd=src-literal-2"', '"Data Source=db; Pwd=redacted"'),
+    ("jdbc:mysql://db/x?user=u&password=src-literal-3&ssl=true", "jdbc:mysql://db/x?user=u&password=redacted&ssl=true"),
+    ("requests.get(url, password=pw)", "requests.get(url, password=pw)"),   # code's keyword argument: no literal
+])
+def test_the_last_guard_redacts_a_connection_strings_password_in_any_text(written: str, shown: str) -> None:
+    """The answer's last guard (a source line, a search hit's text), as SKILL.md says: everywhere."""
+    assert scrubbed(written) == shown
+    assert scrubbed([{"text": written}]) == [{"text": shown}]
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("    password = 'src-literal-4'", "    password = 'redacted'"),
+    ('"Jwt": {"SigningKey": "src-literal-5", "Issuer": "shop"}', '"Jwt": {"SigningKey": "redacted", "Issuer": "shop"}'),
+    ('private val apiKey: String = "src-literal-6"', 'private val apiKey: String = "redacted"'),
+    ('clientSecret := "src-literal-7"', 'clientSecret := "redacted"'),
+    ("'db_password' => 'src-literal-8',", "'db_password' => 'redacted',"),
+    ("DB_PASSWORD = os.getenv('DB_PASSWORD', 'src-literal-9')", "DB_PASSWORD = os.getenv('DB_PASSWORD', 'redacted')"),
+])
+def test_the_last_guard_redacts_a_literal_a_credential_key_is_given_in_source_text(written: str, shown: str) -> None:
+    """A hard-coded credential in a source line (``describe``'s ``include_source``, a search hit) is a secret too."""
+    assert scrubbed(written) == shown
+
+
+@pytest.mark.parametrize("kept", [
+    "TOKEN_URL = 'https://auth.example/token'", 'MAX_TOKENS = "512"', "SECRET_NAME = 'shop-secrets'",
+    "PASSWORD_MIN_LENGTH = '8'", 'password = os.environ["DB_PASSWORD"]', 'const string Password = "${DB_PASSWORD}";',
+    "public_key = 'ssh-ed25519 AAAAC3Nz'", "routing.key = 'orders.created'",
+])
+def test_the_last_guard_keeps_source_text_that_holds_no_credential(kept: str) -> None:
+    """Near misses: a credential word that is not the key's last, a reference, a URL, a public key."""
+    assert scrubbed(kept) == kept
+
+
+def test_an_azure_connection_strings_account_key_is_redacted_in_a_note_and_an_answer() -> None:
+    """Storage and Service Bus connection strings carry their secret as ``AccountKey=``/``SharedAccessKey=``."""
+    storage = '"DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=az-literal-1==;EndpointSuffix=x.net"'
+    assert scrubbed(storage) == '"DefaultEndpointsProtocol=https;AccountName=shop;AccountKey=redacted;EndpointSuffix=x.net"'
+    bus = "Bus = Endpoint=sb://bus.example/;SharedAccessKeyName=root;SharedAccessKey=az-literal-2 (appsettings.json:3)"
+    assert redact_text(bus) == \
+        "Bus = Endpoint=sb://bus.example/;SharedAccessKeyName=root;SharedAccessKey=redacted (appsettings.json:3)"

@@ -193,7 +193,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 58 drew no edge for it.
 #: 60: a Compose ``include:`` of an absolute path or one that climbs out of the tree names no file of it: format 59
 #: took the path left once the climb was cut off (a file of the tree that is another project).
-FORMAT = 60
+#: 61: stored notes and variables redact an Azure connection string's ``AccountKey=``/``SharedAccessKey=`` and the values
+#: of ``jwt``/``hmac``/``client``/``auth``/``license`` keys, and strip a URL's userinfo to its last ``@`` (format 60 kept them).
+FORMAT = 61
 
 
 def _context(values: list) -> FileContext:

@@ -5,7 +5,8 @@ reads to agents, and a password, token or key in a tool's answer is a leak.
 the Helm values a Secret's template line reads, a Terraform ``sensitive`` variable) or when its key names a
 credential: the key's last word (split at ``.``, ``_``, ``-``, ``:``, ``__`` and camelCase) is ``password``,
 ``passwd``, ``pwd``, ``pass``, ``secret``, ``token``, ``credential(s)``, ``passphrase``, or ``key`` after ``api``,
-``private``, ``secret``, ``access``, ``signing``, ``encryption``, ``master`` or ``account`` (``DB_PASSWORD``,
+``private``, ``secret``, ``access``, ``signing``, ``encryption``, ``master``, ``account``, ``jwt``, ``hmac``,
+``client``, ``auth`` or ``license`` (``DB_PASSWORD``,
 ``jwt.secret``, ``apiKey``, ``AWS_SECRET_ACCESS_KEY``). A secret is shown as its key, where it is written and
 ``redacted``. Near misses are no credential: a key whose credential word is not its last (``TOKEN_URL``,
 ``PASSWORD_MIN_LENGTH``, ``SECRET_NAME``), a plural (``MAX_TOKENS``), and any value that is a URL
@@ -13,7 +14,8 @@ credential: the key's last word (split at ``.``, ``_``, ``-``, ``:``, ``__`` and
 
 **Everywhere.** The userinfo of a URL (``amqp://user:pass@rabbit:5672``) is stripped from every value, note and
 tool answer (`strip_userinfo`); a connection string's password part (``Password=...;``, ``Pwd=...``) is redacted
-(`redact_text`). The host, port and path stay: a link needs the host, not the password.
+(`redact_text`), and so is an Azure connection string's ``AccountKey=``/``SharedAccessKey=``. The host, port and
+path stay: a link needs the host, not the password.
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ REDACTED = "redacted"
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _CREDENTIAL_WORDS = frozenset({"password", "passwd", "pwd", "pass", "secret", "token", "credential", "credentials",
                                "passphrase"})
-_KEY_OWNERS = frozenset({"api", "private", "secret", "access", "signing", "encryption", "master", "account"})
-#: a URL's scheme and its userinfo (``user:pass@``, ``${USER}:${PASS}@``): stripped, the host kept
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:\$\{[^}\n]*\}|[^/\s@\"'<>])*@(?=[^\s@/]*[\w\]}])")
+_KEY_OWNERS = frozenset({"api", "private", "secret", "access", "signing", "encryption", "master", "account", "jwt",
+                         "hmac", "client", "auth", "license"})
+#: a URL's scheme and its userinfo (``user:pass@``, ``${USER}:${PASS}@``): stripped, the host kept; the userinfo
+#: runs to the authority's last ``@`` (a password written with an unescaped ``@``, ``u:p@ss@db``, is all of it)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:\$\{[^}\n]*\}|[^/?#\s\"'<>])*@(?=[^\s@/]*[\w\]}])")
 #: a connection string's password part (``Password=...;``, ``pwd=...``), its value up to ``;`` or a quote
-_CONNECTION_PASSWORD = re.compile(r"(?i)(?<![\w])((?:password|pwd)\s*=\s*)([^;\"'\s]+)")
+_CONNECTION_PASSWORD = re.compile(r"(?i)(?<![\w])((?:password|pwd|accountkey|sharedaccesskey)\s*=\s*)([^;\"'\s]+)")
 #: ``KEY=VALUE`` in a note, the key a whole word, and ``KEY: VALUE`` where the line starts with it (a settings note;
 #: elsewhere a colon is prose): a credential key's value is redacted
 _VALUE = r"(\"[^\"]*\"|'[^']*'|[^\s,;()]+)"
@@ -104,11 +108,47 @@ def redact_text(text: str) -> str:
     return _LEADING.sub(one, _ASSIGNED.sub(one, text), count=1)
 
 
+#: a connection string's password part as the last guard finds it in any text (a source line, a search hit): only
+#: where a connection string's part starts (after ``;``, ``?``, ``&`` or a quote), so that code's ``f(password=pw)``
+#: and ``password = os.environ[...]`` are left as written
+_CONNECTION_PART = re.compile(r"(?i)([;?&\"']\s*(?:password|pwd|accountkey|sharedaccesskey)\s*=\s*)([^;\"'\s&]+)")
+
+
+#: a quoted literal a credential key is given in source text: ``password = "..."``, ``"ApiKey": "..."``,
+#: ``apiKey := "..."``, ``'secret' => '...'``, ``val token: String = "..."`` (the key's quotes, a type between)
+_SOURCE_ASSIGNED = re.compile(r"""(?<![\w.\-])(["']?)([A-Za-z_][\w.\-]*)\1(\s*(?::\s*[\w.?\[\]<>]+\s*)?(?::=|=>|=|:)\s*)"""
+                              r"""(["'])([^"'\n]+)\4""")
+#: an environment or settings read with a literal default: ``getenv("DB_PASSWORD", "...")``, ``.get('token', '...')``
+_SOURCE_DEFAULT = re.compile(r"""(\(\s*(["'])([A-Za-z_][\w.\-:]*)\2\s*,\s*)(["'])([^"'\n]+)\4(?=\s*\))""")
+_CREDENTIAL_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+
+
+def _literal_redacted(key: str, value: str) -> bool:
+    return is_credential_key(key) and not is_url(value) and value != REDACTED and not _REFERENCE.fullmatch(value)
+
+
+def answer_text(text: str) -> str:
+    """Any text of an answer as the last guard leaves it: URLs' userinfo stripped, connection strings' password
+    parts redacted, and a quoted literal given to a credential key in source text redacted (a source line, a
+    search hit: `scrubbed`)."""
+    text = strip_userinfo(text)
+    if "=" in text:
+        text = _CONNECTION_PART.sub(lambda m: m.group(1) + REDACTED, text)
+    if _CREDENTIAL_HINT.search(text) is None:
+        return text
+    text = _SOURCE_ASSIGNED.sub(lambda m: (f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}"
+                                           f"{m.group(4)}") if _literal_redacted(m.group(2), m.group(5))
+                                else m.group(0), text)
+    return _SOURCE_DEFAULT.sub(lambda m: f"{m.group(1)}{m.group(4)}{REDACTED}{m.group(4)}"
+                               if _literal_redacted(m.group(3), m.group(5)) else m.group(0), text)
+
+
 def scrubbed(value: Any) -> Any:
-    """A tool's answer with every URL's userinfo stripped, in place where it is a model (`strip_userinfo`): the last
-    guard, whatever reader or tool a value came through (a settled URL, a search hit's text, a source line)."""
+    """A tool's answer with every URL's userinfo stripped and every connection string's password part redacted, in
+    place where it is a model (`answer_text`): the last guard, whatever reader or tool a value came through (a
+    settled URL, a search hit's text, a source line)."""
     if isinstance(value, str):
-        return strip_userinfo(value)
+        return answer_text(value)
     if isinstance(value, list):
         return [scrubbed(item) for item in value]
     if isinstance(value, tuple):
