@@ -287,10 +287,6 @@ def _lead_ins(cells: list[str]) -> list[tuple[str, str]]:
     return [(c, c) for c in cells]
 
 
-def _with_lead_ins(cells: list[str]) -> list[str]:
-    return [line for line, _ in _lead_ins(cells)]
-
-
 def _slug(text: str, sep: str = "-") -> str:
     return sep.join(re.findall(r"[a-z0-9]+", text.lower()))
 
