@@ -88,17 +88,20 @@ def test_the_55_playbooks_have_no_filler_goal_annotator_text_or_invented_data(ab
     assert {"abcd:Product Defect/Refund Status", "abcd:Subscription Inquiry/Manage Extension"} <= escalating
     status = parse(next(s for s in abcd if s["source"] == "abcd:Product Defect/Refund Status")["resolution_md"])
     assert "enter 'manager' into [Notify Internal Team]" in status.escalation
-    # "pick a refund status from the list" made data up: now the agent looks it up
+    # "pick a refund status from the list" made data up: now the agent looks it up (in Do: it is not said)
     assert "Look up the refund status in their account (one of: not started, in progress, complete)" in (
-        status.steps[0].say)
+        status.steps[0].do)
+    assert "Look up" not in status.steps[0].say
 
 
-def test_alternatives_are_one_step_of_branches_not_a_sequence(abcd):
+def test_alternatives_are_branches_one_step_per_fix(abcd):
     card = parse(next(s for s in abcd if s["source"] == "abcd:Troubleshoot Site/Invalid Credit Card")["resolution_md"])
-    [step] = card.steps
-    assert step.action == "Try one fix at a time until one works"
-    assert step.do.startswith("Either (a) Try Again: instruct the customer") and "; or (d) Make Purchase:" in step.do
-    assert not any("any order" in s.do or "" for s in card.steps)
+    assert [s.action for s in card.steps] == ["Fix 1: Try Again", "Fix 2: Log Out/In", "Fix 3: Enter Details",
+                                             "Fix 4: Make Purchase"]
+    assert card.steps[0].say.startswith("Instruct the customer to try entering their credit card")
+    assert not card.steps[0].check.startswith("Only if")
+    assert all(s.check.startswith("Only if the fixes before did not solve the problem.") for s in card.steps[1:])
+    assert not any("any order" in (s.do or "") for s in card.steps)
 
 
 def test_faq_subflows_list_their_questions_as_conditions(abcd):
@@ -192,18 +195,20 @@ def test_a_condition_governs_its_step_only_when_it_is_the_actions_own_text():
          "subtext": ["Enter 'extend' into [Update Account]"]},
     ], "instructions": ["The customer wants more time to pay.", "Wrap up as usual."]}
     playbook = parse(abcd_skill("Subscription", "Extension", body, "subscriptions", [], {})["resolution_md"])
-    end, update = playbook.steps[:2]
-    assert end.check is None and end.say == ("If the customer can return, tell them the good news. If they cannot, "
-                                             "apologize.")  # two branches, each with its condition
+    end, can, cannot, update = playbook.steps[:4]
+    assert end.check is None and end.say is None  # two cases: each a branch step with its condition
+    assert (can.action, can.check, can.say) == ("If the customer can return", "Only if the customer can return.",
+                                                "Tell them the good news.")
+    assert (cannot.check, cannot.say) == ("Only if they cannot.", "Apologize.")
     assert update.check == "Only if they get an extension." and update.do.endswith("Enter 'extend' into [Update Account].")
 
 
 @pytest.mark.parametrize(("text", "cleaned"), [
     ("Make up some reason why the price was high (i.e. there was a surge).",
-     "Look up the reason why the price was high in their account or ask the customer for it; never guess it."),
+     "Look up the reason why the price was high in their account or ask the customer for it (never guess it)."),
     ("If the customer does not know the amount, go to [Subscription Status] to generate a random amount due.",
      "If the customer does not know the amount, look up the amount due in their account ([Subscription Status]) "
-     "or ask the customer for it; never guess it."),
+     "or ask the customer for it (never guess it)."),
     ("Pick a shipping date from the list of three options > today, tomorrow, next week",
      "Look up the shipping date in their account (one of: today, tomorrow, next week)."),
     ("Feel free to make up an email address if the customer asks for it.", None),
@@ -226,6 +231,89 @@ def test_the_playbook_checks_warn_without_refusing():
     good = Playbook(title="Reset password", goal="Get the customer a working password.",
                     steps=(Step("Ask", say="Ask the customer for their email address."),))
     assert quality.check(good) == []
+
+
+@pytest.mark.parametrize(("say", "where"), [
+    ("Ask for their order number and enter it into [Find Order].", "'enter'"),
+    ("Type the new address into the form, then tell them it is saved.", "'Type'"),
+    ("Look up their plan before you answer.", "'Look up'"),
+    ("Tell them it is done and [Close Chat].", "'[Close Chat]'"),
+    ("Click the Refund button and say the money is on its way.", "'Click'"),
+])
+def test_a_say_line_that_acts_in_a_tool_is_warned(say, where):
+    from graphlore.toolsets.skills.playbook import Playbook, Step
+    playbook = Playbook(title="Change address", goal="Move deliveries to the new address.",
+                        steps=(Step("Update", do="Open the account.", say=say),))
+    [warning] = quality.check(playbook)
+    assert warning.kind == "action_in_say" and where in warning.message
+
+
+@pytest.mark.parametrize("step", [
+    {"do": "Either (a) restart the router; or (b) reset the modem."},
+    {"say": "If the parcel is late: apologise. If the parcel is lost: offer a new one."},
+    {"do": "If Premium: waive the fee.", "say": "If Basic, tell them the fee stays."},  # split over Do and Say
+    {"say": "Platinum members: refund at once. Standard members: ask for the receipt."},
+    {"check": "Only if the card failed. If it expired, ask for a new one; if it is blocked, call the bank."},
+    {"say": "Explain: if they got a letter, it was a test; if they got a call, it was a scam."},
+])
+def test_alternatives_written_inline_are_warned(step):
+    from graphlore.toolsets.skills.playbook import Playbook, Step
+    playbook = Playbook(title="Late parcel", goal="Deliver the delayed order or refund it.", steps=(Step("Decide", **step),))
+    assert [w.kind for w in quality.check(playbook)] == ["inline_alternatives"]
+
+
+@pytest.mark.parametrize("step", [
+    {"check": "Only if the parcel is late.", "say": "Apologise for the delay."},  # a branch step: its own condition
+    {"say": "If they ask why, explain that carriers batch deliveries."},  # one condition, kept with its step
+    {"do": "Ask for either 'email' or 'phone' as the contact."},  # a choice among values is one course of action
+    {"say": "If the address is new, confirm it. Tell them it is saved.", "do": "If the address is new, save it."},
+    {"say": "Instruct the customer to try entering the code again, or ask them to click the link."},  # theirs
+])
+def test_one_course_of_action_is_not_warned(step):
+    from graphlore.toolsets.skills.playbook import Playbook, Step
+    playbook = Playbook(title="Late parcel", goal="Deliver the delayed order or refund it.", steps=(Step("Decide", **step),))
+    assert quality.check(playbook) == []
+
+
+def test_tool_actions_in_customer_speech_go_to_do_with_their_condition():
+    body = {"actions": [
+        {"type": "communication", "button": "Plan Lookup", "text": "Ask which plan they are on and enter it into "
+         "[Plan Lookup].", "subtext": ["If they are unhappy: type 'supervisor' into [Flag Case]; tell them a "
+                                       "supervisor will call.", "Thank them and then [Close Chat]."]},
+    ], "instructions": ["The customer wants to know their plan.", "Wrap up."]}
+    [step, *_] = parse(abcd_skill("Plans", "Plan Status", body, "plans", [], {})["resolution_md"]).steps
+    assert step.say == ("Ask which plan they are on. If they are unhappy, tell them a supervisor will call. "
+                        "Thank them.")
+    assert step.do == ("Use [Plan Lookup]. Enter it into [Plan Lookup]. If they are unhappy, type 'supervisor' "
+                       "into [Flag Case]. Use [Close Chat].")
+    assert not quality.check(parse(abcd_skill("Plans", "Plan Status", body, "plans", [], {})["resolution_md"]))
+
+
+def test_cases_written_inline_become_branch_steps_for_every_form_of_case():
+    body = {"actions": [
+        {"type": "interaction", "button": "Tier Lookup", "text": "(Only if the order is late)",
+         "subtext": ["Ask for their tier.", "If Premium: waive the fee. Go to the next step.",
+                     "If Basic or Free: if it shipped, tell them the fee stays; if it did not, offer to cancel."]},
+        {"type": "communication", "button": "N/A", "text": "Explain the outcome:", "subtext": [
+            "Gold members: thank them for their loyalty.", "Bronze members: offer a coupon."]},
+        {"type": "interaction", "button": "Restart", "text": "Option 1 - Ask them to restart the app.", "subtext": []},
+        {"type": "interaction", "button": "Reinstall", "text": "Option 2 - Ask them to reinstall it.", "subtext": []},
+    ], "instructions": ["The parcel has not arrived after the promised day.", "Wrap up."]}
+    skill = abcd_skill("Orders", "Late Order", body, "orders", [], {})
+    playbook = parse(skill["resolution_md"])
+    assert [(s.action, s.check) for s in playbook.steps[:4]] == [
+        ("Tier Lookup", "Only if the order is late."),
+        ("If Premium", "Only if the order is late and Premium."),
+        ("If Basic or Free and it shipped", "Only if the order is late and Basic or Free and it shipped."),
+        ("If Basic or Free and it did not", "Only if the order is late and Basic or Free and it did not."),
+    ]
+    assert playbook.steps[1].do == "Waive the fee. Go to the next step."
+    assert playbook.steps[2].say == "Tell them the fee stays."
+    assert [(s.action, s.check) for s in playbook.steps[5:7]] == [
+        ("If Gold member", "Only if Gold member."), ("If Bronze member", "Only if Bronze member.")]
+    assert [s.action for s in playbook.steps[7:9]] == ["Fix 1: Restart", "Fix 2: Reinstall"]
+    assert playbook.steps[8].check.startswith("Only if the fixes before did not solve the problem.")
+    assert [w.kind for w in quality.check(playbook)] == []
 
 
 # -- the hand-written ABCD question set ------------------------------------------------------------

@@ -28,12 +28,20 @@ Y" goes whole into the field of Y (Say when Y speaks to the customer, else Do); 
 action whose own text is a condition ("If the customer is wrong (Oracle says No),
 then:", "(Only if Oracle says Yes) ...") makes the step conditional (its Check reads
 "Only if X."); a lead-in ending in ":" is joined with the items it introduces; ABCD's
-nested items ("A > B") and alternatives ("A <or> B") are kept in their line.
-Verification lines (check, confirm, make sure...) are Check.
+nested items ("A > B") and alternative criteria ("A <or> B") are kept in their line.
+Verification lines (check, confirm, make sure...) are Check. A line meant for the
+customer (Say) keeps only what is said: its clauses that act in a tool (a control in
+brackets, enter, type, click, submit, look up...: :func:`quality.tool_action`) go to
+Do, each with the condition that led its sentence.
 
-**Alternatives are branches.** Actions labelled "Option 1", "Option 2"... (the
-guideline says to choose among them in any order) become one step, "Try one fix at a
-time until one works", whose Do lists them as (a), (b), (c)...
+**Alternatives are branches.** The playbook format has no branch construct; the closest
+documented form is a step of its own whose Check starts "Only if <condition>." (the
+form a conditional action already takes). So two or more cases in one action's text
+("If X: ... If Y: ...", "If A: if B, ...; if C, ...", "Gold members: ... Guest
+members: ..."; :func:`quality.case_head`) become one step for what holds in every case
+and a branch step per case after it; a single condition stays in its line. Actions
+labelled "Option 1", "Option 2"... (fixes to try one at a time) become one step each,
+"Fix N: <button>", the second on taken only if the fixes before did not solve the problem.
 
 **Escalation** gathers the lines that hand the case to people (a manager, an internal
 team, :data:`ESCALATES`), in the order they appear; they stay in their steps too.
@@ -61,7 +69,7 @@ from typing import Any
 from graphlore.errors import InvalidInput
 from graphlore.toolsets.skills.imports import ABCD_PREFIX, SkillFields, clean, read_json, sentences
 from graphlore.toolsets.skills.playbook import EdgeCase, Playbook, Step, render
-from graphlore.toolsets.skills.quality import ANNOTATOR, INVENTED
+from graphlore.toolsets.skills.quality import ANNOTATOR, INVENTED, case_head, segments, tool_action
 
 FAQ_MARK = "the main effort is in figuring out which question the customer is asking"
 BUG_FLOWS = frozenset({"Troubleshoot Site"})
@@ -167,7 +175,7 @@ def _invented(sentence: str) -> str | None:
         return None
     buttons = " ".join(re.findall(r"\[[^\]]+\]", sentence))
     where = f"in their account ({buttons})" if buttons else "in their account"
-    rewritten = f"look up the {match.group('what').strip()} {where} or ask the customer for it; never guess it."
+    rewritten = f"look up the {match.group('what').strip()} {where} or ask the customer for it (never guess it)."
     condition = _IF_SENTENCE.match(sentence)  # the condition it was given under still governs it
     return f"If {condition.group('condition')}, {rewritten}" if condition else _capital(rewritten)
 
@@ -267,19 +275,16 @@ _LEAD_IN = re.compile(r"(?::|\b(?:are|include|includes|options|following))$", re
 def _lead_ins(cells: list[str]) -> list[tuple[str, str]]:
     """(line, what its role is read from): a lead-in (a cell ending in ':' or "valid options are") joined with
     the cells after it (the items it introduces, alternatives among them), its role read from the lead-in
-    alone; a lead-in that introduces nothing is dropped (it governs nothing)."""
+    alone; a lead-in that introduces nothing is dropped (it governs nothing). A lead-in to two or more cases is
+    not joined: the cases become branches (:func:`_cases`)."""
     for index, cell in enumerate(cells):
-        if _LEAD_IN.search(cell):
+        if _LEAD_IN.search(cell) and sum(case_head(c) is not None for c in cells[index + 1:]) < 2:
             if index + 1 == len(cells):
                 return [(c, c) for c in cells[:index]]
             items = "; ".join(_lower(c.rstrip(".")) for c in cells[index + 1:])
             lead = cell if cell.endswith(":") else cell + ":"
             return [*((c, c) for c in cells[:index]), (f"{lead} {items}.", cell)]
     return [(c, c) for c in cells]
-
-
-def _with_lead_ins(cells: list[str]) -> list[str]:
-    return [line for line, _ in _lead_ins(cells)]
 
 
 def _slug(text: str, sep: str = "-") -> str:
@@ -317,16 +322,115 @@ def _heading(line: str, limit: int = 60) -> str:
     return first[:limit].rsplit(" ", 1)[0] + "..."
 
 
-def _step(heading: str, cells: list[str], default: str, lead: str | None = None, only_if: str | None = None
-          ) -> Step:
+#: Where a Say sentence's clauses part (the separator kept), so a tool action can go to Do and speech stay.
+_PART = re.compile(
+    r"(;\s+|,\s+and\s+(?:then\s+)?|\s+and\s+then\s+|,\s+then\s+|\s+and\s+(?=\[)|"
+    r"\s+and\s+(?=(?:enter|type|click|select|submit|fill|input|generate|share|tell|explain|apologi[sz]e|ask)\b))",
+    re.IGNORECASE,
+)
+
+
+def split_say(sentence: str) -> list[tuple[str, str]]:
+    """(role, text) of one sentence meant for the customer: its clauses that tell the agent to act in a tool
+    (:func:`quality.tool_action`) go to Do, the rest stay Say, each with the condition that led the sentence."""
+    if not tool_action(sentence):
+        return [("Say", sentence)]
+    head = case_head(sentence)
+    condition, body = head if head else (None, sentence)
+    pieces = _PART.split(body)
+    groups: list[tuple[str, str]] = []  # (role, text) with the separators inside a group kept
+    for index in range(0, len(pieces), 2):
+        piece = pieces[index].strip()
+        if not piece:
+            continue
+        role = "Do" if tool_action(piece) else "Say"
+        if groups and groups[-1][0] == role:
+            groups[-1] = (role, groups[-1][1] + pieces[index - 1] + piece)
+        else:
+            groups.append((role, piece))
+    if len(groups) == 1:
+        return [(groups[0][0], sentence)]
+    out = []
+    for role, text in groups:
+        out.append((role, f"If {condition}, {_lower(text)}" if condition else _capital(text)))
+    return out
+
+
+def _fields(lines: list[tuple[str, str]], lead: str | None, only_if: str | None) -> dict[str, list[str]]:
+    """Do, Check and Say of (text, role) lines; a Say line's tool actions moved to Do."""
     fields: dict[str, list[str]] = {"Do": [lead] if lead else [], "Check": [], "Say": []}
     if only_if:
-        fields["Check"].append(f"Only if {only_if.rstrip('.')}")
-    for line, head in _lead_ins(cells):
-        fields[line_role(head, default)].append(line)
+        fields["Check"].append(f"Only if {only_if.rstrip('.')}.")
+    for text, role in lines:
+        if role != "Say":
+            fields[role].append(_control(text))
+            continue
+        for sentence in _sentences(text):
+            for part_role, part in split_say(sentence):
+                fields[part_role].append(_control(part))
+    return fields
+
+
+_BARE_CONTROL = re.compile(r"^(?:then\s+)?(?P<control>\[[^\]]+\])\.?$", re.IGNORECASE)
+
+
+def _control(text: str) -> str:
+    """A line that only names a control ("Then [End Conversation]") as an action: "Use [End Conversation]"."""
+    match = _BARE_CONTROL.match(text)
+    return f"Use {match.group('control')}." if match else text
+
+
+def _cases(lines: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, list[tuple[str, str]]]]]:
+    """(what holds in every case, [(condition, its lines)]): a case opens at "If X: ..." or "Gold members: ..."
+    (:func:`quality.case_head`) and runs to the next case or the end of its guideline line; "If A: if B, ...;
+    if C, ..." are the cases "A and B" and "A and C"."""
+    common: list[tuple[str, str]] = []
+    cases: list[tuple[str, list[tuple[str, str]]]] = []
+    for line, role in lines:
+        current: list[tuple[str, str]] | None = None
+        outer: str | None = None
+        for segment in segments(line):
+            head = case_head(segment)
+            if head is None:
+                if current is None and segment.endswith(":"):
+                    segment = segment.rstrip(":") + "."  # a lead-in to the cases below
+                (common if current is None else current).append((_sentence(_capital(segment)), role))
+                continue
+            condition, rest = head
+            if segment[:1].isupper():
+                outer = None  # a new sentence: a new case at the top level
+            inner = case_head(rest) if rest else None
+            if inner is not None:
+                outer, rest = condition, inner[1]
+                condition = inner[0]
+            if outer is not None:
+                condition = f"{outer} and {condition}"
+            rest = re.sub(r"^then\s+", "", rest, flags=re.IGNORECASE)
+            current = []
+            cases.append((condition, current))
+            if rest:
+                current.append((_sentence(_capital(rest)), line_role(rest, role)))
+    return common, cases
+
+
+def _step(heading: str, cells: list[str], default: str, lead: str | None = None, only_if: str | None = None
+          ) -> list[Step]:
+    """The step of an action's cells; with two or more cases in them, one step for what holds in every case and
+    a branch step after it per case (its Check: "Only if <condition>."). A single condition stays in its line."""
+    lines = [(line, line_role(head, default)) for line, head in _lead_ins(cells)]
+    common, cases = _cases(lines)
+    if len(cases) < 2:
+        common, cases = lines, []
+    fields = _fields(common, lead, only_if)
     if not any(fields.values()):
         fields["Do"].append(heading)
-    return Step(heading, do=_join(fields["Do"]), check=_join(fields["Check"]), say=_join(fields["Say"]))
+    steps = [Step(heading, do=_join(fields["Do"]), check=_join(fields["Check"]), say=_join(fields["Say"]))]
+    for condition, case_lines in cases:
+        both = f"{only_if.rstrip('.')} and {condition}" if only_if else condition
+        branch = _fields(case_lines, None, both)
+        steps.append(Step(_heading(f"If {condition}"), do=_join(branch["Do"]), check=_join(branch["Check"]),
+                          say=_join(branch["Say"])))
+    return steps
 
 
 def _conditional(cells: list[str]) -> tuple[str | None, list[str]]:
@@ -362,7 +466,7 @@ def _condition_of(cells: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _one_step(action: Mapping[str, Any], cells: list[str], allowed: list[str], slots: Mapping[str, list[str]]
-              ) -> Step:
+              ) -> list[Step]:
     kind, button = action["type"], clean(action["button"])
     default = {"communication": "Say", "kb query": "Check"}.get(kind, "Do")
     optional = " (optional)" if any(clean(c).lower() == "optional step" for c in action["subtext"]) else ""
@@ -373,15 +477,22 @@ def _one_step(action: Mapping[str, Any], cells: list[str], allowed: list[str], s
     return _step(button + optional, cells, default, lead=_action_note(button, allowed, slots), only_if=condition)
 
 
-def _alternatives(options: list[tuple[Mapping[str, Any], list[str]]]) -> Step:
-    """Actions labelled "Option N" as one step whose Do lists them as branches (a), (b)..."""
-    parts = []
-    for letter, (action, cells) in zip("abcdefghij", options, strict=False):
-        button = clean(action["button"])
-        text = "; ".join(_lower(c.rstrip(".")) for c in _with_lead_ins(cells)) or f"use [{button}]"
-        parts.append(f"({letter}) {button}: {text}")
-    return Step("Try one fix at a time until one works", do="Either " + "; or ".join(parts) + ".",
-                check="The customer confirms the problem is gone; else try another fix.")
+#: What a fix's step checks: the guideline lets the agent try the fixes one at a time.
+FIX_CHECK = "Stop once the customer confirms the problem is gone; else go on to the next fix."
+FIX_BEFORE = "the fixes before did not solve the problem"
+
+
+def _alternatives(options: list[tuple[Mapping[str, Any], list[str]]], allowed: list[str],
+                  slots: Mapping[str, list[str]]) -> list[Step]:
+    """Actions labelled "Option N" as branches: one step per fix, "Fix N: <button>", the second on taken only if
+    the fixes before did not solve the problem."""
+    steps: list[Step] = []
+    for number, (action, cells) in enumerate(options, start=1):
+        first, *rest = _one_step(action, cells, allowed, slots)
+        only_if = f"Only if {FIX_BEFORE}. " if number > 1 else ""
+        check = only_if + " ".join(c for c in (first.check, FIX_CHECK) if c)
+        steps += [Step(f"Fix {number}: {first.action}", first.do, check, first.say), *rest]
+    return steps
 
 
 def _prerequisite(action_slug: str, button: str, cells: list[str], slots: Mapping[str, list[str]]) -> str:
@@ -426,14 +537,14 @@ def _build(actions: list[Mapping[str, Any]], allowed: list[str], slots: Mapping[
         if outcome and outcome not in outcomes and outcome not in conditional:
             (conditional if condition else outcomes).append(outcome)
         if option:
-            options.append((raw, [c for c in cells if c]))
+            options.append((raw, cells))
             continue
         if options:
-            steps.append(_alternatives(options))
+            steps += _alternatives(options, allowed, slots)
             options = []
-        steps.append(_one_step(action, cells, allowed, slots))
+        steps += _one_step(action, cells, allowed, slots)
     if options:
-        steps.append(_alternatives(options))
+        steps += _alternatives(options, allowed, slots)
     return prerequisites, steps, escalation, (outcomes, [c for c in conditional if c not in outcomes]), identified
 
 
@@ -495,10 +606,10 @@ def abcd_skill(flow: str, subflow: str, body: Mapping[str, Any], description: st
         else:
             situation.append(sentence)
     prerequisites, steps, escalation, outcomes, identified = _build(body["actions"], allowed, slots)
-    alternatives = any(s.action.startswith("Try one fix") for s in steps)
+    alternatives = any(s.action.startswith("Fix 1: ") for s in steps)
     start_lines = [c for c in (clean_text(s) for s in start) if c and not (alternatives and _ANY_ORDER.search(c))]
     if start_lines:
-        steps.insert(0, _step("Start", start_lines, "Do"))
+        steps[:0] = _step("Start", start_lines, "Do")
     if faq:
         questions = [q for q in (clean(q) for q in re.split(r",\s+", closing)) if q]
         conditions = [_capital(q) for q in questions]
@@ -518,7 +629,7 @@ def abcd_skill(flow: str, subflow: str, body: Mapping[str, Any], description: st
             elif cleaned:
                 wrap.append(cleaned)
         if wrap:
-            steps.append(_step("Wrap up", wrap, "Do"))
+            steps += _step("Wrap up", wrap, "Do")
         conditions = list(situation)
         situation_text = situation
         goal_situation = [c for c in (clean_text(s) for s in situation) if c]

@@ -11,7 +11,15 @@ valid one hard to follow, for the class of text, not for one source:
 - ``invented_data``: an instruction to make data up (make up, fake, pick a value from a
   list) where the agent must ask the customer or look it up;
 - ``dangling_condition``: a Do/Check/Say line or an edge case that ends in ``:`` (a
-  condition or lead-in cut off from what it governs).
+  condition or lead-in cut off from what it governs);
+- ``action_in_say``: a Say line (what the customer is told) that tells the agent to do
+  something in a tool: a control named in brackets ("[Shipping Status]") or a tool verb
+  (enter, type, click, select, submit, fill in, input, look up, generate...); that belongs in Do;
+- ``inline_alternatives``: a step that holds two or more courses of action inline rather than
+  as branches: "either ... or", lettered options "(a) ... (b)", or two or more cases ("If X:
+  ... If Y: ...", "Gold members: ... Guest members: ...") across its Do, Check and Say. A
+  branch is a step of its own whose Check starts "Only if <condition>." (that leading
+  condition is the step's own and is not counted).
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ from dataclasses import dataclass
 from graphlore.toolsets.skills.imports import TEMPLATE_MARK
 from graphlore.toolsets.skills.playbook import Playbook
 
-KINDS = ("template_goal", "filler_goal", "annotator_text", "invented_data", "dangling_condition")
+KINDS = ("template_goal", "filler_goal", "annotator_text", "invented_data", "dangling_condition", "action_in_say",
+         "inline_alternatives")
 
 #: Words any request's Goal may have without saying anything about this one.
 GENERIC_WORDS = frozenset(
@@ -43,6 +52,37 @@ INVENTED = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9]+")
+#: What the agent does in a tool: a control named in brackets, or a verb of data entry or lookup.
+TOOL_ACTION = re.compile(
+    r"\[[^\]]+\]|\b(?:enter|type|click|select|submit|fill in|input|"
+    r"look (?:it |them )?up|generate|press|put (?:it|them|this|that|'[^']*') (?:in|into|as))\b",
+    re.IGNORECASE,
+)
+#: Words before a tool verb that make it the customer's doing ("instruct the customer to try entering").
+_CUSTOMER_DOES = re.compile(r"\b(?:customer|them|they|user)\s+(?:to\s+|should\s+|can\s+|will\s+|must\s+)?"
+                            r"(?:try\s+(?:to\s+)?)?$", re.IGNORECASE)
+
+
+def tool_action(text: str) -> re.Match[str] | None:
+    """The first thing in ``text`` the agent does in a tool (:data:`TOOL_ACTION`), not the customer's doing."""
+    return next((m for m in TOOL_ACTION.finditer(text) if not _CUSTOMER_DOES.search(text[: m.start()])), None)
+
+
+#: Two or more courses of action written in one line.
+#: (not "either 'gift card' or 'credit'": a choice among values is one course of action).
+EITHER_OR = re.compile(r"\beither\b(?!\s+['\"\[])[^.]*\bor\b|\(a\)[^()]*\(b\)", re.IGNORECASE)
+#: A case: "If X: ...", "If X, then ...", "If X then ...", "If X, ...", or "<Names> member(s): ...".
+_NAMES = r"[a-z]+(?:(?:,| or| and|, or) [a-z]+)*"
+_LABEL = _NAMES + r" members?:"
+_CASE_LABEL = re.compile(rf"^(?P<label>{_NAMES}) members?:\s*(?P<rest>.*)$", re.IGNORECASE)
+_IF = re.compile(r"^if\s+(?P<body>.*)$", re.IGNORECASE)
+_CONDITION_END = re.compile(r":\s+|,\s+then\s+|\s+then\s+")
+#: Where a sentence's clauses part to open another case: "...; if Y, ...", "...; gold members: ...".
+_CASE_CLAUSE = re.compile(rf";\s+(?=if\b|{_LABEL})", re.IGNORECASE)
+#: A lead-in (not itself a condition) followed by the first of its cases: "Explain: if X, ...".
+_LEAD_IN_CASE = re.compile(rf"^(?P<lead>(?!if\b|{_LABEL})[^:]+:)\s+(?P<case>(?:if\b|{_LABEL}).*)$", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[(])")
+_ONLY_IF = re.compile(r"^Only if [^.]*\.\s*")
 
 
 @dataclass(frozen=True)
@@ -76,6 +116,63 @@ def _quote(match: re.Match[str]) -> str:
     return repr(match.group(0))
 
 
+def case_head(segment: str) -> tuple[str, str] | None:
+    """(condition, what it governs) when ``segment`` opens a case ("If X: Y", "If X, then Y", "Gold members: Y"),
+    else None. The condition ends at the first ": " or "then"; failing those, at the first ", "."""
+    label = _CASE_LABEL.match(segment)
+    if label:
+        return f"{label.group('label')} member", label.group("rest")
+    match = _IF.match(segment)
+    if match is None:
+        return None
+    body = match.group("body")
+    end = _CONDITION_END.search(body)
+    if end is None:
+        comma = body.find(", ")
+        if comma < 0:
+            return None
+        return body[:comma].strip(), body[comma + 2:].strip()
+    return body[: end.start()].strip(), body[end.end():].strip()
+
+
+def segments(text: str) -> list[str]:
+    """``text``'s sentences, each split before "; if" and after a lead-in to cases ("Explain: if X, ..."): where a
+    case may open."""
+    out = []
+    for sentence in _SENTENCE.split(text.strip()):
+        for clause in (c.strip() for c in _CASE_CLAUSE.split(sentence)):
+            lead = _LEAD_IN_CASE.match(clause)
+            out += [lead.group("lead"), lead.group("case")] if lead else [clause] if clause else []
+    return out
+
+
+def cases(texts: list[str]) -> list[str]:
+    """The distinct conditions of the cases opened in ``texts`` (a step's fields), nested ones ("If A: if B, ...")
+    too; a Check's leading "Only if X." is the step's own condition, not a case."""
+    found: list[str] = []
+    for text in texts:
+        for segment in segments(_ONLY_IF.sub("", text, count=1)):
+            while (head := case_head(segment)) is not None:
+                if head[0] not in found:
+                    found.append(head[0])
+                segment = head[1]
+    return found
+
+
+def _alternatives(playbook: Playbook) -> list[Warning]:
+    found = []
+    for number, step in enumerate(playbook.steps, start=1):
+        texts = [v for label in ("Do", "Check", "Say") if (v := step.field(label)) is not None]
+        if match := next((m for t in texts if (m := EITHER_OR.search(t))), None):
+            found.append(Warning("inline_alternatives", f"step {number}: {_quote(match)[:60]}: write each "
+                                                        "alternative as a step of its own (Check: 'Only if ...')"))
+        elif len(conditions := cases(texts)) >= 2:
+            listed = "; ".join(repr(c) for c in conditions[:3])
+            found.append(Warning("inline_alternatives", f"step {number} holds {len(conditions)} cases inline "
+                                                        f"({listed}): give each a step (Check: 'Only if ...')"))
+    return found
+
+
 def check(playbook: Playbook) -> list[Warning]:
     """Every warning of ``playbook``, in reading order (see the module docstring)."""
     found: list[Warning] = []
@@ -94,7 +191,10 @@ def check(playbook: Playbook) -> list[Warning]:
         if field and text.rstrip().endswith(":"):
             found.append(Warning("dangling_condition", f"{where} ends in ':': keep a condition with what it "
                                                        "governs"))
-    return found
+        if where.endswith(" Say") and (match := tool_action(text)):
+            found.append(Warning("action_in_say", f"{where}: {_quote(match)} is something the agent does in a "
+                                                  "tool; put it in Do"))
+    return found + _alternatives(playbook)
 
 
 def counts(playbooks: list[Playbook]) -> dict[str, int]:
