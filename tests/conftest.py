@@ -72,6 +72,14 @@ def short_empty_grace(monkeypatch):
     monkeypatch.setattr("graphlore.store.factory.EMPTY_GRACE_S", 0.05)
 
 
+def pytest_configure(config):
+    """Ctrl-C is Python's KeyboardInterrupt for the run, as in a terminal. A suite started in the background of a
+    non-interactive shell (`nohup ... &`, some CI runners) inherits SIGINT ignored; the Ctrl-C tests would then see
+    no KeyboardInterrupt, and the servers they start (which inherit the disposition) would ignore their Ctrl-C."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.fixture(autouse=True)
 def _sigint_handler_kept():
     """A test that changes the SIGINT handler puts it back: a later test's Ctrl-C (``signal.raise_signal``) would
