@@ -79,7 +79,7 @@ def entry_points(found: Scan, go_modules: dict[str, str]) -> dict[str, str]:
                     out[f"ko://{package}"] = rel
     for path in dockerfiles(found):
         folder = path.rpartition("/")[0]
-        module = _around(folder, go_modules)
+        module = module_around(folder, go_modules)
         if module is None:
             continue
         try:
@@ -123,7 +123,8 @@ def ko_images(found: Scan) -> list[tuple[str, str]]:
     return out
 
 
-def _around(folder: str, go_modules: dict[str, str]) -> str | None:
+def module_around(folder: str, go_modules: dict[str, str]) -> str | None:
+    """The Go module folder that holds ``folder`` (itself or its nearest parent with a go.mod), or None."""
     while True:
         if (folder or ".") in go_modules:
             return folder or "."

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from .entry_points import dockerfiles, go_imports
+from .entry_points import dockerfiles, go_imports, module_around
 from .walk import DOCKERFILE, Scan
 
 
@@ -346,7 +346,7 @@ def subcommand_services(found: Scan, go_modules: dict[str, str]) -> dict[str, tu
     indexes: dict[str, _GoIndex] = {}
     for name, sub in run.items():
         if sub.language == "go":
-            module = _around(sub.file.rpartition("/")[0], go_modules)
+            module = module_around(sub.file.rpartition("/")[0], go_modules)
             if module is None:
                 continue
             base = "" if module == "." else module + "/"
@@ -359,15 +359,6 @@ def subcommand_services(found: Scan, go_modules: dict[str, str]) -> dict[str, tu
         else:
             out[name] = (sub, _py_reach(found, sub))
     return out
-
-
-def _around(folder: str, go_modules: dict[str, str]) -> str | None:
-    while True:
-        if (folder or ".") in go_modules:
-            return folder or "."
-        if not folder:
-            return None
-        folder = folder.rpartition("/")[0]
 
 
 def _text(found: Scan, path: str) -> str:
