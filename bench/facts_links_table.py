@@ -393,6 +393,12 @@ def main() -> None:
         def members(s: Shadow) -> dict[str, list[str]]:
             return {i: [m for _, m in ranked] for i, ranked in s.table.lists.items() if ranked}
 
+        got, want = members(shadow), members(never)
+        order = sum(1 for i in got.keys() | want.keys()
+                    if got.get(i) != want.get(i) and sorted(got.get(i, [])) == sorted(want.get(i, [])))
+        sets = sum(1 for i in got.keys() | want.keys() if sorted(got.get(i, [])) != sorted(want.get(i, [])))
+        print(f"lists that differ in order only {order}, in members {sets}; ids only one side lists "
+              f"{len(got.keys() ^ want.keys())}; nodes equal {sorted(shadow.nodes) == sorted(never.nodes)}")
         print(f"retracted: {len(shadow.nodes)} entities and topics, {len(shadow.links)} links; never written: "
               f"{len(never.nodes)}, {len(never.links)}; links equal {shadow.links == never.links} "
               f"({len(set(shadow.links.items()) ^ set(never.links.items()))} differ); lists equal "
