@@ -22,7 +22,9 @@ parameter is typed with a notification type (``INotification``, or a project typ
 its name being one; a call of it with an argument of known type ``T`` (as above) ``TRIGGERS`` (``kind:
 domain_event``) the ``Handle`` of every ``INotificationHandler<T>`` of the caller's microservice, when a file of that
 microservice that imports MediatR publishes (``Publish(..)``) something of a type not known there (the recorded
-events, taken from the entities).
+events, taken from the entities). That publishing symbol (the dispatcher: ``SaveEntitiesAsync``, an interceptor's
+``DispatchDomainEvents``) ``TRIGGERS`` (``kind: domain_event_dispatch``) those handlers too, for every type some
+code of its microservice records: a trace through the save reaches them as well as one through the recording.
 """
 
 from __future__ import annotations
@@ -156,23 +158,38 @@ def _domain_event_edges(files: list[Bound], imports: dict[str, bool], handlers: 
     recorders = _recorders(files)
     if not recorders:
         return
-    publishing = {bound.ctx.microservice for bound in files if imports.get(bound.ctx.module)
-                  for call in bound.facts.calls if call.name == "Publish" and call.kind == "call" and call.args
-                  and call.owner in bound.by_key
-                  and not _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns)}
+    publishers: dict[str, list[tuple[str, str, int]]] = {}   # microservice -> (symbol, argument, line)
     for bound in files:
-        if bound.ctx.microservice not in publishing:
+        if imports.get(bound.ctx.module):
+            for call in bound.facts.calls:
+                if call.name == "Publish" and call.kind == "call" and call.args and call.owner in bound.by_key \
+                        and not _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns):
+                    publishers.setdefault(bound.ctx.microservice, []).append(
+                        (bound.ids[bound.by_key[call.owner]], call.args[0].strip(), call.line))
+    recorded: dict[str, set[str]] = {}   # microservice -> the event types its code records
+    for bound in files:
+        if bound.ctx.microservice not in publishers:
             continue
         for call in bound.facts.calls:
             if call.name not in recorders or call.kind != "call" or not call.args or call.owner not in bound.by_key:
                 continue
             source = bound.ids[bound.by_key[call.owner]]
             for message in _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns):
+                recorded.setdefault(bound.ctx.microservice, set()).add(message)
                 for target in dict.fromkeys(handlers.get((bound.ctx.microservice, message, True), [])):
                     if target != source:
                         yield make_edge(source, "TRIGGERS", target, {"kind": "domain_event", "message": message,
                                                                      "via": f"{call.name}({call.args[0]})",
                                                                      "line": call.line})
+    # the dispatcher: its Publish of the recorded events runs the handlers of every type recorded in its service
+    for service, sites in publishers.items():
+        for message in sorted(recorded.get(service, ())):
+            for target in dict.fromkeys(handlers.get((service, message, True), [])):
+                for source, arg, line in sites:
+                    if target != source:
+                        yield make_edge(source, "TRIGGERS", target, {"kind": "domain_event_dispatch",
+                                                                     "message": message, "via": f"Publish({arg})",
+                                                                     "line": line})
 
 
 _GENERIC_ARGUMENTS = r"\s*<((?:[^<>]|<[^<>]*>)*)>"

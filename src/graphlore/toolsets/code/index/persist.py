@@ -196,7 +196,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 61: stored notes and variables redact an Azure connection string's ``AccountKey=``/``SharedAccessKey=`` and the values
 #: of ``jwt``/``hmac``/``client``/``auth``/``license`` keys, and strip a URL's userinfo to its last ``@`` (format 60 kept them).
 #: 62: C# keeps the type arguments of a generic type a local is made as (``extra["made_type_arguments"]``) and MediatR
-#: draws a wrapper request's handler on to the handler of the request it wraps (format 61 stopped at the wrapper's).
+#: draws a wrapper request's handler on to the handler of the request it wraps (format 61 stopped at the wrapper's); EF
+#: Core save interceptors and domain-event dispatchers are TRIGGERS (`kind: interceptor`, `domain_event_dispatch`).
 FORMAT = 62
 
 
