@@ -137,3 +137,16 @@ def test_a_method_of_the_recorders_name_that_records_nothing_makes_the_name_no_r
     assert not _triggers(tmp_path, {"Ordering/Ordering.csproj": WEB, "Ordering/Domain.cs": DOMAIN,
                                     "Ordering/Handlers.cs": HANDLERS, "Ordering/Interceptor.cs": INTERCEPTOR,
                                     "Ordering/Journal.cs": other})
+
+
+def test_the_dispatcher_triggers_the_handlers_of_every_recorded_type(tmp_path):
+    nodes, edges = CodeGraph.build(write_tree(tmp_path, {
+        "Ordering/Ordering.csproj": WEB, "Ordering/Domain.cs": DOMAIN, "Ordering/Handlers.cs": HANDLERS,
+        "Ordering/Interceptor.cs": INTERCEPTOR})).snapshot()
+    dispatch = {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"]) for e in edges.values()
+                if e.type == "TRIGGERS" and e.props.get("kind") == "domain_event_dispatch"}
+    publisher = "Shop.Infrastructure.DispatchDomainEventsInterceptor.DispatchDomainEvents"
+    # OrderShipped is recorded by no code and OrderPlaced/OrderPaid are: only their handlers; never a CALLS
+    assert dispatch == {(publisher, "Shop.Application.OrderPlacedHandler.Handle"),
+                        (publisher, "Shop.Application.OrderPlacedAudit.Handle"),
+                        (publisher, "Shop.Application.OrderPaidHandler.Handle")}

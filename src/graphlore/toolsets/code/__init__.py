@@ -138,6 +138,7 @@ The map (packages by concern; a package imports only the packages above it)::
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler; domain events)
+      efcore_interceptors.py      TRIGGERS edges of EF Core save interceptors (SaveChanges -> registered hooks)
       command_bus.py              TRIGGERS edges of Java command/query buses (executeCommand -> the type's handler)
       spring_ai.py                TRIGGERS edges of Spring AI tools (a prompt's sender -> the @Tool methods it was given)
       spring_events.py            TRIGGERS edges of Spring application events (publishEvent -> the listeners of the

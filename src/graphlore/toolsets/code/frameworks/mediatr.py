@@ -22,7 +22,9 @@ parameter is typed with a notification type (``INotification``, or a project typ
 its name being one; a call of it with an argument of known type ``T`` (as above) ``TRIGGERS`` (``kind:
 domain_event``) the ``Handle`` of every ``INotificationHandler<T>`` of the caller's microservice, when a file of that
 microservice that imports MediatR publishes (``Publish(..)``) something of a type not known there (the recorded
-events, taken from the entities).
+events, taken from the entities). That publishing symbol (the dispatcher: ``SaveEntitiesAsync``, an interceptor's
+``DispatchDomainEvents``) ``TRIGGERS`` (``kind: domain_event_dispatch``) those handlers too, for every type some
+code of its microservice records: a trace through the save reaches them as well as one through the recording.
 """
 
 from __future__ import annotations
@@ -156,23 +158,144 @@ def _domain_event_edges(files: list[Bound], imports: dict[str, bool], handlers: 
     recorders = _recorders(files)
     if not recorders:
         return
-    publishing = {bound.ctx.microservice for bound in files if imports.get(bound.ctx.module)
-                  for call in bound.facts.calls if call.name == "Publish" and call.kind == "call" and call.args
-                  and call.owner in bound.by_key
-                  and not _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns)}
+    publishers: dict[str, list[tuple[str, str, int]]] = {}   # microservice -> (symbol, argument, line)
     for bound in files:
-        if bound.ctx.microservice not in publishing:
+        if imports.get(bound.ctx.module):
+            for call in bound.facts.calls:
+                if call.name == "Publish" and call.kind == "call" and call.args and call.owner in bound.by_key \
+                        and not _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns):
+                    publishers.setdefault(bound.ctx.microservice, []).append(
+                        (bound.ids[bound.by_key[call.owner]], call.args[0].strip(), call.line))
+    recorded: dict[str, set[str]] = {}   # microservice -> the event types its code records
+    for bound in files:
+        if bound.ctx.microservice not in publishers:
             continue
         for call in bound.facts.calls:
             if call.name not in recorders or call.kind != "call" or not call.args or call.owner not in bound.by_key:
                 continue
             source = bound.ids[bound.by_key[call.owner]]
             for message in _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns):
+                recorded.setdefault(bound.ctx.microservice, set()).add(message)
                 for target in dict.fromkeys(handlers.get((bound.ctx.microservice, message, True), [])):
                     if target != source:
                         yield make_edge(source, "TRIGGERS", target, {"kind": "domain_event", "message": message,
                                                                      "via": f"{call.name}({call.args[0]})",
                                                                      "line": call.line})
+    # the dispatcher: its Publish of the recorded events runs the handlers of every type recorded in its service
+    for service, sites in publishers.items():
+        for message in sorted(recorded.get(service, ())):
+            for target in dict.fromkeys(handlers.get((service, message, True), [])):
+                for source, arg, line in sites:
+                    if target != source:
+                        yield make_edge(source, "TRIGGERS", target, {"kind": "domain_event_dispatch",
+                                                                     "message": message, "via": f"Publish({arg})",
+                                                                     "line": line})
+
+
+_GENERIC_ARGUMENTS = r"\s*<((?:[^<>]|<[^<>]*>)*)>"
+
+
+def _split_arguments(written: str) -> list[str]:
+    """``CreateOrder, Dictionary<int, string>`` -> ``["CreateOrder", "Dictionary"]``: each top-level type argument
+    without its own arguments."""
+    out, depth, word = [], 0, ""
+    for char in written + ",":
+        depth += char == "<"
+        depth -= char == ">"
+        if char == "," and depth == 0:
+            out.append(_simple(re.sub(r"<.*", "", word).strip().removesuffix("?")))
+            word = ""
+        else:
+            word += char
+    return out
+
+
+def _written_arguments(signature: str, name: str) -> list[str] | None:
+    """The type arguments (or parameters) ``name`` is written with in a declaration's head, else None."""
+    found = re.search(r"\b" + re.escape(name) + _GENERIC_ARGUMENTS, signature)
+    return _split_arguments(found.group(1)) if found else None
+
+
+def _wrappers(files: list[Bound]) -> dict[str, dict[str, int]]:
+    """Generic request types that carry a value of one of their type parameters (``class IdentifiedCommand<T, R> {
+    T Command }``): simple name -> member name -> the position of the type parameter it is typed with."""
+    out: dict[str, dict[str, int]] = {}
+    for bound in files:
+        for sym in bound.facts.symbols:
+            if sym.kind not in ("class", "record") or not (params := _written_arguments(sym.signature, sym.name)):
+                continue
+            for member in bound.members(sym.key):
+                field = bound.facts.symbols[member]
+                if field.kind == "field" and field.type in params:
+                    out.setdefault(sym.name, {})[field.name] = params.index(field.type)
+    return out
+
+
+def _forwarded_position(bound: Bound, handle: int, wrapper: str, members: dict[str, int]) -> list[tuple[int, str, int]]:
+    """(position, argument, line) of each ``Send`` in a wrapper's handler whose request is the wrapped value: the
+    Handle's parameter of the wrapper type, then one of its members typed with a type parameter (``message.Command``,
+    or a local every value of which is that)."""
+    sym = bound.facts.symbols[handle]
+    names = [name for name, written in sym.params if _simple(re.sub(r"<.*", "", written)) == wrapper]
+    out = []
+    for call in bound.facts.calls:
+        if call.owner != sym.key or call.kind != "call" or SENDS.get(call.name) is not False or not call.args:
+            continue
+        arg = call.args[0].strip()
+        values = [arg] if "." in arg else [text for at, texts in bound.facts.extra.get("assigns", {})
+                                           .get(sym.key, {}).get(arg, []) if at <= call.line for text in texts]
+        read = [re.fullmatch(r"@?(\w+)\.(\w+)", value) for value in values]
+        positions = {members.get(m.group(2)) for m in read if m and m.group(1).lstrip("@") in names}
+        if values and all(read) and len(positions) == 1 and None not in positions:
+            out.append((positions.pop(), arg, call.line))
+    return out
+
+
+def _sent_arguments(bound: Bound, owner: str, arg: str, line: int, wrapper: str) -> list[list[str]]:
+    """The type arguments each value of a request argument is made with (``new IdentifiedCommand<CreateOrder,
+    bool>(..)``, inline or through a local every value of which is one)."""
+    inline = re.match(r"new\s+(?:[\w.]+\.)?" + re.escape(wrapper) + _GENERIC_ARGUMENTS + r"\s*\(", arg)
+    if inline:
+        return [_split_arguments(inline.group(1))]
+    made = bound.facts.extra.get("made_type_arguments", {}).get(owner, {}).get(arg, [])
+    return [types for at, types in made if at <= line]
+
+
+def _forwarded_edges(files: list[Bound], imports: dict[str, bool], handlers: dict[tuple[str, str, bool], list[str]],
+                     handles: list[tuple[Bound, str, int, str]], returns: dict[str, set[str]]) -> Iterator[GraphEdge]:
+    """``TRIGGERS`` (``kind: mediator``) from a generic wrapper's handler to the handler of each request it is sent
+    wrapping: ``Send(new IdentifiedCommand<CreateOrder, bool>(command, id))`` runs ``IdentifiedCommandHandler<T,
+    R>.Handle``, which sends ``message.Command`` (a ``T``) on: ``CreateOrder``'s handler runs. The wrapped type is
+    the sender's type argument where the handler's base leaves it a type parameter
+    (``IRequestHandler<IdentifiedCommand<T, R>, R>``), else the one the base names."""
+    wrappers = _wrappers(files)
+    drawn: set[tuple[str, str]] = set()
+    for bound, key, handle, wrapper in handles:
+        if wrapper not in wrappers:
+            continue
+        head = bound.facts.symbols[bound.by_key[key]]
+        own = _written_arguments(head.signature, head.name) or []
+        base = _written_arguments(head.signature.split(":", 1)[-1], wrapper)
+        for position, arg, line in _forwarded_position(bound, handle, wrapper, wrappers[wrapper]):
+            if base is not None and len(base) > position and base[position] not in own:
+                inner = {base[position]}
+            elif base is not None or own:   # bound by each sender
+                inner = {types[position] for sender in files if imports.get(sender.ctx.module)
+                         and sender.ctx.microservice == bound.ctx.microservice for call in sender.facts.calls
+                         if SENDS.get(call.name) is False and call.kind == "call" and call.args
+                         and _argument_types(sender, call.owner, call.args[0].strip(), call.line, returns) == [wrapper]
+                         for types in _sent_arguments(sender, call.owner, call.args[0].strip(), call.line, wrapper)
+                         if len(types) > position}
+            else:
+                continue
+            source = bound.ids[handle]
+            for message in sorted(inner):
+                targets = handlers.get((bound.ctx.microservice, message, False), [])
+                if len(targets) == 1 and targets[0] != source and (source, targets[0]) not in drawn:
+                    drawn.add((source, targets[0]))
+                    yield make_edge(source, "TRIGGERS", targets[0], {"kind": "mediator", "message": message,
+                                                                     "via": f"Send({arg})", "wrapped_in": wrapper,
+                                                                     "line": line})
 
 
 def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
@@ -184,6 +307,7 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
     if not imports:
         return
     handlers: dict[tuple[str, str, bool], list[str]] = {}   # (microservice, message type, notification) -> Handle
+    handles: list[tuple[Bound, str, int, str]] = []   # each request handler: (file, type key, Handle, request type)
     derived = _derived_handlers(files)
     for bound in files:
         for key, bases in bound.facts.extra.get("generic_bases", {}).items():
@@ -196,8 +320,11 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
                 if len(handle) == 1 and bound.facts.symbols[bound.by_key[key]].kind != "interface":
                     handlers.setdefault((bound.ctx.microservice, _simple(types[kind[1]]), kind[0]), []).append(
                         bound.ids[handle[0]])
+                    if not kind[0]:
+                        handles.append((bound, key, handle[0], _simple(types[kind[1]])))
     returns = _returns(files)
     yield from _domain_event_edges(files, imports, handlers, returns)
+    yield from _forwarded_edges(files, imports, handlers, handles, returns)
     for bound in files:
         if not imports.get(bound.ctx.module):
             continue

@@ -195,7 +195,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: took the path left once the climb was cut off (a file of the tree that is another project).
 #: 61: stored notes and variables redact an Azure connection string's ``AccountKey=``/``SharedAccessKey=`` and the values
 #: of ``jwt``/``hmac``/``client``/``auth``/``license`` keys, and strip a URL's userinfo to its last ``@`` (format 60 kept them).
-FORMAT = 61
+#: 62: C# keeps the type arguments of a generic type a local is made as (``extra["made_type_arguments"]``) and MediatR
+#: draws a wrapper request's handler on to the handler of the request it wraps (format 61 stopped at the wrapper's); EF
+#: Core save interceptors and domain-event dispatchers are TRIGGERS (`kind: interceptor`, `domain_event_dispatch`).
+FORMAT = 62
 
 
 def _context(values: list) -> FileContext:

@@ -13,7 +13,8 @@ the ``client`` type when they configure a client registered with ``AddHttpClient
 dropped from types and called names (``Task<Cart>`` -> ``Task``; a method's ``Task<T>`` / ``ValueTask<T>`` keeps
 what awaiting it gives in ``extra["awaits"]``, ``T``); a generic call's are kept in
 ``extra["generic_calls"]`` (``[line, name, [types]]``), a generic base type's in ``extra["generic_bases"]``
-(type key -> ``[[base, [types]]]``), the members a ``new HttpRequestMessage { ... }`` initialiser sets in
+(type key -> ``[[base, [types]]]``), a local made as a generic type's in ``extra["made_type_arguments"]`` (owner
+-> name -> ``[[line, [types]]]``), the members a ``new HttpRequestMessage { ... }`` initialiser sets in
 ``extra["initialised"]`` (``[owner, line, {member: value}]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
 ``extra["aspire_projects"]``.
 """
@@ -424,14 +425,22 @@ class _Extractor(Extractor):
 
     def record_made(self, pairs: list[tuple[Node, Node]]) -> None:
         """Variables assigned new objects, as ``extra["made"]``: owner key -> name -> ``[[line, [type, ...]]]``
-        (each branch of a conditional; a cast's operand): what an event a bus publishes may be."""
-        found = [(target, types) for target, value in pairs if (types := _made_types(value, 0))]
-        owners = innermost_owner(self.spans, [target.start_byte for target, _ in found])
+        (each branch of a conditional; a cast's operand): what an event a bus publishes may be; and the type
+        arguments of a generic type made, as ``extra["made_type_arguments"]`` (owner -> name -> ``[[line,
+        [types]]]``): what a generic request wraps (``new IdentifiedCommand<CreateOrder, bool>(..)``)."""
+        found = [(target, value, types) for target, value in pairs if (types := _made_types(value, 0))]
+        owners = innermost_owner(self.spans, [target.start_byte for target, _, _ in found])
         table: dict[str, dict[str, list]] = {}
-        for (target, types), owner in zip(found, owners, strict=True):
-            table.setdefault(owner or "", {}).setdefault(text(target), []).append([target.start_point[0] + 1, types])
+        generic: dict[str, dict[str, list]] = {}
+        for (target, value, types), owner in zip(found, owners, strict=True):
+            line = target.start_point[0] + 1
+            table.setdefault(owner or "", {}).setdefault(text(target), []).append([line, types])
+            if arguments := _creation_type_arguments(value):
+                generic.setdefault(owner or "", {}).setdefault(text(target), []).append([line, arguments])
         if table:
             self.facts.extra["made"] = table
+        if generic:
+            self.facts.extra["made_type_arguments"] = generic
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
@@ -604,6 +613,19 @@ def _made_types(value: Node, depth: int) -> list[str] | None:
         found = [_made_types(side, depth + 1) if side is not None else None for side in sides]
         return None if any(f is None for f in found) else [t for f in found for t in f or []]
     return None
+
+
+def _creation_type_arguments(value: Node) -> list[str]:
+    """The type arguments of the generic type a ``new`` makes, as written without their own (``new
+    Wrapped<CreateOrder, bool>(..)`` -> ``["CreateOrder", "bool"]``); empty for any other value."""
+    if value.type != "object_creation_expression":
+        return []
+    made = value.child_by_field_name("type")
+    made = made.child_by_field_name("name") if made is not None and made.type == "qualified_name" else made
+    if made is None or made.type != "generic_name":
+        return []
+    arguments = next((c for c in made.named_children if c.type == "type_argument_list"), None)
+    return [type_name(c) for c in arguments.named_children] if arguments is not None else []
 
 
 def _type_arguments(node: Node) -> tuple[str, list[str]] | None:
