@@ -80,6 +80,7 @@ from .endpoints import (
 )
 from .identity import ServiceNames
 from .settings import placeholder_keys
+from .virtual_hosts import ServerBlock, answering_block
 
 LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "no_route", "unresolved")
 _NAMED = re.compile(r"\{\?:([^{}]*)\}")
@@ -808,6 +809,7 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
         return []
     pattern = item.path.text if item.path is not None else "/"
     out, unsure = [], []
+    blocks: dict[str, ServerBlock | None] = {}
     for route, route_item in http_by_service.get(service, []):
         if route_item.path is None or item.http_method not in (None, ANY) and \
                 route_item.http_method not in (None, ANY, item.http_method):
@@ -826,6 +828,11 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
                 "evidence": {"forward": True, "gateway_path": pattern, "route_template": route_item.path.text,
                              "service": service, "service_matched_by": how,
                              "strip_prefix": forward.strip}}))
+            blocks[route.id] = route_item.server_block
+    out, why_not = _in_answering_block(out, blocks, item, target.text)
+    if why_not and not out:
+        node.props.update(match="unresolved", match_detail=why_not)
+        return out
     if unsure:   # no_route would claim what is not known
         listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
         detail = (f"{len(unsure)} routes of {service} have unknown parts that could make them reachable through "
@@ -835,6 +842,45 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     node.props.update(match="cross_service" if out else "no_route",
                       match_detail=None if out else f"no route of {service} is reachable through {pattern}")
     return out
+
+
+#: gateways that send the target's host as the ``Host`` header unless told to keep the caller's (Spring Cloud
+#: Gateway without ``PreserveHostHeader``; Zuul)
+_SENDS_TARGET_HOST = ("spring_cloud_gateway", "zuul")
+
+
+_LOOPBACK = ("localhost", "127.0.0.1", "0.0.0.0", "host.docker.internal")
+
+
+def _sent_host(item: Item, target: str) -> tuple[str | None, int | None]:
+    """The ``Host`` a gateway route's forward carries (None: not known, as when it keeps the caller's) and the
+    port it reaches (None: not known: a loopback address's port is the one published, not nginx's own)."""
+    url = split_url(literal(target)) if "://" in target else None
+    port = _port(target) or (443 if target.startswith("https:") else 80)
+    if url is not None and url.host is not None and url.host.text in _LOOPBACK:
+        port = None
+    forward = item.forward
+    keeps = forward is not None and any("PreserveHostHeader" in f for f in forward.filters)
+    if item.flavor not in _SENDS_TARGET_HOST or keeps or url is None or url.host is None or not url.host.known:
+        return None, port
+    return url.host.text, port
+
+
+def _in_answering_block(edges: list[GraphEdge], blocks: dict[str, ServerBlock | None], item: Item,
+                        target: str) -> tuple[list[GraphEdge], str | None]:
+    """The forward's links to nginx locations kept to the ``server`` block nginx picks for the request's Host and
+    port (`virtual_hosts.answering_block`): a catch-all forward to a proxy reaches one block's locations, never
+    every block's ``location /``. When the block cannot be told, no location is linked, and why is said."""
+    reached = {b for b in blocks.values() if b is not None}
+    if len(reached) < 2:
+        return edges, None
+    every = sorted({b for b in reached}, key=lambda b: (b.file, b.order))
+    host, port = _sent_host(item, target)
+    chosen, why = answering_block(every, host, port)
+    if chosen is None:
+        kept = [e for e in edges if blocks.get(e.dst) is None]
+        return kept, f"the target proxy has several server blocks this route may reach: {why}; not linked"
+    return [e for e in edges if blocks.get(e.dst) in (None, chosen)], None
 
 
 def _may_fit(template: str, route_item: Item) -> bool:
