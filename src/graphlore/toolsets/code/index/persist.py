@@ -195,7 +195,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: took the path left once the climb was cut off (a file of the tree that is another project).
 #: 61: stored notes and variables redact an Azure connection string's ``AccountKey=``/``SharedAccessKey=`` and the values
 #: of ``jwt``/``hmac``/``client``/``auth``/``license`` keys, and strip a URL's userinfo to its last ``@`` (format 60 kept them).
-FORMAT = 61
+#: 62: a Spring Cloud Gateway route list each profile writes is read apart (format 61 mixed the n-th route of every
+#: profile into one), and a forward to an nginx with several server blocks links the block nginx picks only.
+FORMAT = 62
 
 
 def _context(values: list) -> FileContext:

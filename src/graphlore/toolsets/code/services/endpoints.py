@@ -112,6 +112,9 @@ class Forward:
     filters: tuple[str, ...] = ()
     #: the gateway matches this route's pattern without case (Ocelot's, unless the route says otherwise)
     caseless: bool = False
+    #: a Traefik router's priority (its ``priority``, else its rule's length), when its rule matches by path alone: a
+    #: request goes to the matching router of highest priority (`links`); None: not known or another proxy
+    priority: int | None = None
 
     def outside(self, route_path: str, caseless: bool = False) -> str | None:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none;

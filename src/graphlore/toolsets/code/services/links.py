@@ -810,6 +810,7 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     pattern = item.path.text if item.path is not None else "/"
     out, unsure = [], []
     blocks: dict[str, ServerBlock | None] = {}
+    taken: list[str] = []   # reached through a router the proxy picks first
     for route, route_item in http_by_service.get(service, []):
         if route_item.path is None or item.http_method not in (None, ANY) and \
                 route_item.http_method not in (None, ANY, item.http_method):
@@ -822,6 +823,9 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
             if reached:
                 unsure.append(route.props["label"])
             continue
+        if reached and _taken_first(item, outside, http_by_service.get(item.microservice, [])):
+            taken.append(route.props["label"])
+            continue
         if reached:
             out.append(make_edge(node.id, "HTTP_CALLS", route.id, {
                 "match": "cross_service" if service != item.microservice else "intra_service",
@@ -833,6 +837,11 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     if why_not and not out:
         node.props.update(match="unresolved", match_detail=why_not)
         return out
+    if taken and not out and not unsure:
+        node.props.update(match="unresolved", match_detail=(
+            f"every route of {service} it reaches ({', '.join(sorted(taken)[:8])}) is taken by a router of higher "
+            "priority first"))
+        return out
     if unsure:   # no_route would claim what is not known
         listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
         detail = (f"{len(unsure)} routes of {service} have unknown parts that could make them reachable through "
@@ -842,6 +851,32 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     node.props.update(match="cross_service" if out else "no_route",
                       match_detail=None if out else f"no route of {service} is reachable through {pattern}")
     return out
+
+
+def _taken_first(item: Item, outside: str, siblings: list[tuple[GraphNode, Item]]) -> bool:
+    """Whether every request of ``outside`` (a path the route forwards to a target route) goes to another route of
+    the same proxy first: a Traefik router of higher priority whose paths take it whole (``PathPrefix(`/api/up/docs`)``
+    before ``PathPrefix(`/api/up`)``), as Traefik picks the matching router of highest priority."""
+    mine = item.forward.priority if item.forward is not None else None
+    if mine is None:
+        return False
+    for _, other in siblings:
+        theirs = other.forward.priority if other.forward is not None else None
+        if other is item or theirs is None or theirs <= mine or other.flavor != item.flavor or other.path is None:
+            continue
+        if _covers(other.path.text, outside):
+            return True
+    return False
+
+
+def _covers(pattern: str, path: str) -> bool:
+    """Whether every request of ``path`` (a template) matches ``pattern``: a literal path the same, or ``/a/b/**``
+    whose literal segments begin the path's (a parameter there takes other values too: not covered)."""
+    wanted, have = segments(pattern), segments(path)
+    if not wanted or wanted[-1] != "**":
+        return wanted == have and all(segment_kind(w) == "literal" for w in wanted)
+    prefix = wanted[:-1]
+    return len(have) >= len(prefix) and all(segment_kind(w) == "literal" and w == h for w, h in zip(prefix, have))
 
 
 #: gateways that send the target's host as the ``Host`` header unless told to keep the caller's (Spring Cloud
