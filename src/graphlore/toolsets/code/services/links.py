@@ -876,7 +876,8 @@ def _covers(pattern: str, path: str) -> bool:
     if not wanted or wanted[-1] != "**":
         return wanted == have and all(segment_kind(w) == "literal" for w in wanted)
     prefix = wanted[:-1]
-    return len(have) >= len(prefix) and all(segment_kind(w) == "literal" and w == h for w, h in zip(prefix, have))
+    return len(have) >= len(prefix) and all(
+        segment_kind(w) == "literal" and w == h for w, h in zip(prefix, have[:len(prefix)], strict=True))
 
 
 #: gateways that send the target's host as the ``Host`` header unless told to keep the caller's (Spring Cloud
