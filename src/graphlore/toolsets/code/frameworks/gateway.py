@@ -151,10 +151,21 @@ def _list_sources(values: Values, prefix: str) -> list[tuple[Values, str | None]
     if any(under(k) for k in values.entries):
         views.append((replace(values, profiles=others), None))
     for name in writers:   # the profile's list read as the base's is (its keys are relaxed: lower case)
-        entries = base | {k: v for k, v in values.profiles[name].items() if under(k)}
+        own = {k: v for k, v in values.profiles[name].items() if under(k)}
+        whole = {_item(k) for k in own if k.endswith((".id", ".uri")) and k.count("[") >= 1
+                 and k.rsplit(".", 1)[0] == _item(k)}
+        # an item the profile writes without its own ``id`` or ``uri`` overrides some keys of the base's item (what
+        # its author meant; Spring would take it whole, a route with no uri): read it over the base's item
+        inherited = {k: v for k, v in values.entries.items() if under(k) and _item(canonical(k)) not in whole}
+        entries = base | {canonical(k): v for k, v in inherited.items()} | own
         views.append((replace(values, entries=entries, profiles=others,
                               _canonical={canonical(k): v for k, v in entries.items()}), name))
     return views
+
+
+def _item(key: str) -> str:
+    """The list item a key is of: ``spring.cloud.gateway.routes[1]`` for ``...routes[1].filters[0]``."""
+    return key[:key.index("]") + 1] if "]" in key else key
 
 
 def _where(values: Values, profile: str | None, key: str) -> tuple[str, int] | None:
