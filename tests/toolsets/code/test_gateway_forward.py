@@ -99,3 +99,25 @@ def test_a_long_form_filter_rewrites_the_path_as_its_shortcut_does():
     routes = {path: (forward.strip, forward.rewrite, problem) for _, _, path, forward, problem, _ in
               yaml_routes(values, [])}
     assert routes == {"/api/customer/**": (2, None, None), "/pay/**": (0, ("/pay", "/charges"), None)}
+
+
+def test_each_profile_lists_its_own_routes_never_mixed_item_by_item():
+    """Spring replaces a list a profile writes as a whole: the second route of ``application-dev.yml`` and of
+    ``application-prod.yml`` are two routes (each its own path and uri), never one path with the other's uri."""
+    routes = "spring.cloud.gateway.server.webflux.routes"
+    values = Values()
+    values.add_profile("dev", {f"{routes}[0].id": "local", f"{routes}[0].uri": "http://localhost:9000",
+                               f"{routes}[0].predicates[0]": "Path=/api/local/**",
+                               f"{routes}[1].id": "api", f"{routes}[1].uri": "http://dev-proxy",
+                               f"{routes}[1].predicates[0]": "Path=/api/**"}, "application-dev.yml",
+                       {f"{routes}[1].id": 7})
+    values.add_profile("prod", {f"{routes}[0].id": "api", f"{routes}[0].uri": "http://proxy",
+                                f"{routes}[0].predicates[0]": "Path=/api/**",
+                                f"{routes}[0].filters[0].name": "StripPrefix",
+                                f"{routes}[0].filters[0].args.parts": "1",
+                                f"{routes}[1].id": "web", f"{routes}[1].uri": "http://web:3000",
+                                f"{routes}[1].predicates[0]": "Path=/**"}, "application-prod.yml")
+    found = sorted((path, forward.target.text, forward.strip, at) for _, _, path, forward, _, at in
+                   yaml_routes(values, []))
+    assert found == [("/**", "http://web:3000", 0, None), ("/api/**", "http://dev-proxy", 0, ("application-dev.yml", 7)),
+                     ("/api/**", "http://proxy", 1, None), ("/api/local/**", "http://localhost:9000", 0, None)]

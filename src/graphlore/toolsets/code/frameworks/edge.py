@@ -33,7 +33,8 @@ def edge_items(settings: dict[str, Values]) -> list[Item]:
             out.append(Item(kind=kind, owner=module_id(module), owner_fqn=module, microservice=service,
                             module=module, file=path, line=line, flavor=flavor, http_method=method,
                             path=literal(normalise_path(pattern)), written=written, forward=forward,
-                            source_layer="config", problems=[problem] if problem else []))
+                            source_layer="config", problems=[problem] if problem else [],
+                            server_block=nginx.block_at(values.nginx, path, line) if flavor == "nginx" else None))
     return merge_variants(out)
 
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..languages.folding import MAX_CHOICES, Folded, expand, literal
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, HTTP_METHODS, Forward, Item, normalise_path
-from ..services.settings import Values
+from ..services.settings import Values, canonical
 from .base import Framework, Project, Reader, item
 from .jvm import JVM_LANGUAGES, JavaFile, annotations, constants
 
@@ -133,32 +134,57 @@ def _rewrite(filters: list[str]) -> tuple[int, tuple[str, str] | None, bool]:
 Declared = tuple[str, str, str, Forward, str | None, tuple[str, int] | None]
 
 
+def _list_sources(values: Values, prefix: str) -> list[tuple[Values, str | None]]:
+    """One view of the settings per file set that writes the list under ``prefix`` (the base settings, each
+    profile), with the list of that source only, and that source's profile (None: the base). Spring replaces a
+    list a profile writes as a whole, never item by item: the n-th route of ``application-dev.yml`` and of
+    ``application-prod.yml`` are two routes, never one whose path and uri mix. Unchanged when no profile writes
+    the list."""
+    key = canonical(prefix) + "["
+    writers = [name for name, settings in values.profiles.items() if any(k.startswith(key) for k in settings)]
+    if not writers:
+        return [(values, None)]
+    under = lambda k: canonical(k).startswith(key)   # noqa: E731
+    base = {k: v for k, v in values.entries.items() if not under(k)}
+    others = {name: {k: v for k, v in settings.items() if not under(k)} for name, settings in values.profiles.items()}
+    views = []
+    if any(under(k) for k in values.entries):
+        views.append((replace(values, profiles=others), None))
+    for name in writers:   # the profile's list read as the base's is (its keys are relaxed: lower case)
+        own = {k: v for k, v in values.profiles[name].items() if under(k)}
+        whole = {_item(k) for k in own if k.endswith((".id", ".uri")) and k.count("[") >= 1
+                 and k.rsplit(".", 1)[0] == _item(k)}
+        # an item the profile writes without its own ``id`` or ``uri`` overrides some keys of the base's item (what
+        # its author meant; Spring would take it whole, a route with no uri): read it over the base's item
+        inherited = {k: v for k, v in values.entries.items() if under(k) and _item(canonical(k)) not in whole}
+        entries = base | {canonical(k): v for k, v in inherited.items()} | own
+        views.append((replace(values, entries=entries, profiles=others,
+                              _canonical={canonical(k): v for k, v in entries.items()}), name))
+    return views
+
+
+def _item(key: str) -> str:
+    """The list item a key is of: ``spring.cloud.gateway.routes[1]`` for ``...routes[1].filters[0]``."""
+    return key[:key.index("]") + 1] if "]" in key else key
+
+
+def _where(values: Values, profile: str | None, key: str) -> tuple[str, int] | None:
+    """The file and line of a list item of the base settings or of one profile (a profile's: its ``id``'s or
+    ``uri``'s, the line the item starts on)."""
+    if profile is None:
+        return values.where.get(key)
+    where = values.profile_where.get(profile, {})
+    found = next((where[k] for k in map(canonical, (key, f"{key}.id", f"{key}.uri")) if k in where), None)
+    return (found[0], found[1]) if found and found[1] is not None else None
+
+
 def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
     """(framework, method, path, forward, problem, (file, line) or None) of each gateway route the settings
-    declare; a setting a profile or the deployment gives another value makes one route per value
-    (`_alternatives`)."""
+    declare, the list of each profile that writes one apart (`_list_sources`); a setting a profile or the
+    deployment gives another value makes one route per value (`_alternatives`)."""
     for prefix in PREFIXES:
-        index = 0
-        while values.get(f"{prefix}[{index}].uri") is not None or values.get(f"{prefix}[{index}].id") is not None:
-            base = f"{prefix}[{index}]"
-            index += 1
-            at = values.where.get(base)
-            text, missing = values.resolve(values.get(f"{base}.uri") or "")
-            why = tuple(f"placeholder ${{{k}}}" for k in missing)
-            paths, methods = _predicates(values, base)
-            # the gateway's default-filters apply to every route, before its own (Spring's order for equal orders)
-            defaults = f"{prefix.rsplit('.', 1)[0]}.default-filters"
-            filters = {_rewrite(one) for one in _variants(_filters(values, defaults) + _filters(values, f"{base}.filters"))}
-            written = (_written(values, f"{base}.predicates"), _written(values, f"{base}.filters") + tuple(
-                f"{one} (default-filters)" for one in _written(values, defaults)))
-            for uri in _alternatives(text):
-                target = Folded(uri, not missing, why)
-                for strip, rewrite, understood in sorted(filters, key=repr):
-                    problem = None if understood else "a filter rewrites the path in a way this reader does not follow"
-                    for path in paths:
-                        for method in methods or [ANY]:
-                            yield ("spring_cloud_gateway", method, path,
-                                   _route(path, target, strip, rewrite, written), problem, at)
+        for view, profile in _list_sources(values, prefix):
+            yield from _list_routes(view, prefix, profile)
     locator = _bools(values.get("spring.cloud.gateway.discovery.locator.enabled")
                      or values.get("spring.cloud.gateway.server.webflux.discovery.locator.enabled"), False)
     if True in locator:
@@ -170,6 +196,31 @@ def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
             path = f"/{service}/**"
             yield "spring_cloud_gateway", ANY, path, _route(path, literal(f"lb://{service}"), 1, None), problem, at
     yield from _zuul(values)
+
+
+def _list_routes(values: Values, prefix: str, profile: str | None) -> Iterator[Declared]:
+    """The routes of one list of gateway routes (``spring.cloud.gateway.routes[i]``...)."""
+    index = 0
+    while values.get(f"{prefix}[{index}].uri") is not None or values.get(f"{prefix}[{index}].id") is not None:
+        base = f"{prefix}[{index}]"
+        index += 1
+        at = _where(values, profile, base)
+        text, missing = values.resolve(values.get(f"{base}.uri") or "")
+        why = tuple(f"placeholder ${{{k}}}" for k in missing)
+        paths, methods = _predicates(values, base)
+        # the gateway's default-filters apply to every route, before its own (Spring's order for equal orders)
+        defaults = f"{prefix.rsplit('.', 1)[0]}.default-filters"
+        filters = {_rewrite(one) for one in _variants(_filters(values, defaults) + _filters(values, f"{base}.filters"))}
+        written = (_written(values, f"{base}.predicates"), _written(values, f"{base}.filters") + tuple(
+            f"{one} (default-filters)" for one in _written(values, defaults)))
+        for uri in _alternatives(text):
+            target = Folded(uri, not missing, why)
+            for strip, rewrite, understood in sorted(filters, key=repr):
+                problem = None if understood else "a filter rewrites the path in a way this reader does not follow"
+                for path in paths:
+                    for method in methods or [ANY]:
+                        yield ("spring_cloud_gateway", method, path,
+                               _route(path, target, strip, rewrite, written), problem, at)
 
 
 def _predicates(values: Values, base: str) -> tuple[list[str], list[str]]:

@@ -46,6 +46,7 @@ from ..languages.folding import Folded, choice, env, literal, unknown
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, Forward, Item, normalise_path
 from ..services.settings import Values
+from ..services.virtual_hosts import ServerBlock, server_blocks
 from .base import Framework, Project, Reader, brace_block, item
 
 _COMMENT = re.compile(r"#[^\n]*")
@@ -242,11 +243,22 @@ def config_routes(files: list[Bound], project: Project,
             route = item(home, -1, kind, flavor, line, http_method=method, path=literal(normalise_path(pattern)),
                          written=written, forward=forward, source_layer="config")
             route.file, route.line = path, line
+            if flavor == "nginx":
+                route.server_block = block_at(project.values(module).nginx, path, line)
             if problem:
                 route.problems.append(problem)
             planned.setdefault(home.path, []).append(route)
     planned = {path: merge_variants(routes) for path, routes in planned.items()}
     return lambda bound: planned.get(bound.path, [])
+
+
+def block_at(files: list[tuple[str, str]], path: str, line: int) -> ServerBlock | None:
+    """The ``server { }`` block of the configuration file ``path`` that holds its line ``line``."""
+    text = next((text for file, text in files if file == path), None)
+    if text is None:
+        return None
+    at = sum(len(one) + 1 for one in text.split("\n")[:line - 1])
+    return next((block for start, end, block in server_blocks(path, text) if start <= at < end), None)
 
 
 def merge_variants(routes: list[Item]) -> list[Item]:

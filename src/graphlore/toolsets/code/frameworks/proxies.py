@@ -361,6 +361,18 @@ def _traefik_paths(rule: str) -> list[tuple[str, str]] | str:
     return paths or [("PathPrefix", "/")]
 
 
+def _traefik_priority(rule: str, written: object) -> int | None:
+    """A router's priority: its ``priority`` when written, else its rule's length (Traefik's default, so the
+    longer ``PathPrefix`` goes first); None when the rule matches more than paths (a ``Host``, a header: it takes
+    some requests of its paths only, so it never surely takes another router's)."""
+    if any(name not in ("Path", "PathPrefix") for name, _ in _MATCHER.findall(rule)) or "&&" in rule:
+        return None
+    if written is None:
+        return len(rule)
+    text = str(written).strip()
+    return int(text) if text.isdigit() else None
+
+
 def _traefik_rewrite(middlewares: list[str], declared: dict, prefix: str) -> tuple[str, str] | str:
     """(outer, inner) prefix the router's middlewares make (``stripPrefix``, then ``addPrefix``; any other is no
     path change), or why they are not read (a middleware of another provider, a path replaced, a second path
@@ -418,7 +430,9 @@ def traefik_routes(path: str, text: str) -> Iterator[Route]:
             elif isinstance(rewrite, str):
                 yield line, ANY, pattern, None, rewrite, "traefik"
             else:
-                yield line, ANY, pattern, _forward(pattern, choice(hosts), *rewrite), None, "traefik"
+                forward = replace(_forward(pattern, choice(hosts), *rewrite),
+                                  priority=_traefik_priority(router["rule"], router.get("priority")))
+                yield line, ANY, pattern, forward, None, "traefik"
 
 
 # ---- Traefik (Docker provider: Compose labels) ---------------------------------------------------------
@@ -509,7 +523,9 @@ def traefik_label_routes(path: str, text: str, exposed: bool | None = None) -> I
                     elif isinstance(rewrite, str):
                         yield line, ANY, pattern, None, rewrite, "traefik"
                     else:
-                        yield line, ANY, pattern, _forward(pattern, host, *rewrite), None, "traefik"
+                        forward = replace(_forward(pattern, host, *rewrite),
+                                          priority=_traefik_priority(options["rule"], options.get("priority")))
+                        yield line, ANY, pattern, forward, None, "traefik"
 
 
 # ---- Kubernetes Ingress ---------------------------------------------------------------------------------

@@ -198,7 +198,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 62: C# keeps the type arguments of a generic type a local is made as (``extra["made_type_arguments"]``) and MediatR
 #: draws a wrapper request's handler on to the handler of the request it wraps (format 61 stopped at the wrapper's); EF
 #: Core save interceptors and domain-event dispatchers are TRIGGERS (`kind: interceptor`, `domain_event_dispatch`).
-FORMAT = 62
+#: 63: a Spring Cloud Gateway route list each profile writes is read apart (format 62 mixed the n-th route of every
+#: profile into one), and a forward to an nginx with several server blocks links the block nginx picks only.
+FORMAT = 63
 
 
 def _context(values: list) -> FileContext:

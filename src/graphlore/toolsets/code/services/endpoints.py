@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from ..languages.folding import UNKNOWN, Folded, literal, unknown
 from .discovery import RESOLVER_SCHEMES, SCHEME_SOURCES, resolver_target
+from .virtual_hosts import ServerBlock
 
 HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
 #: a route that accepts every method (a Spring mapping without ``method``, Express ``all``)
@@ -77,6 +78,9 @@ class Item:
     #: HTTP clients: the path's beginning is not known (a registry's client picks the address at run time), only its
     #: end: the links match that end against the ends of the target service's routes (`links`)
     path_end_only: bool = False
+    #: nginx locations: the ``server { }`` block that holds it (a request reaches it only when nginx picks that
+    #: block by its Host and port: `virtual_hosts.answering_block`)
+    server_block: ServerBlock | None = None
 
     @property
     def resolved(self) -> bool:
@@ -108,6 +112,9 @@ class Forward:
     filters: tuple[str, ...] = ()
     #: the gateway matches this route's pattern without case (Ocelot's, unless the route says otherwise)
     caseless: bool = False
+    #: a Traefik router's priority (its ``priority``, else its rule's length), when its rule matches by path alone: a
+    #: request goes to the matching router of highest priority (`links`); None: not known or another proxy
+    priority: int | None = None
 
     def outside(self, route_path: str, caseless: bool = False) -> str | None:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none;

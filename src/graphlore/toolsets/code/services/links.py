@@ -80,6 +80,7 @@ from .endpoints import (
 )
 from .identity import ServiceNames
 from .settings import placeholder_keys
+from .virtual_hosts import ServerBlock, answering_block
 
 LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "no_route", "unresolved")
 _NAMED = re.compile(r"\{\?:([^{}]*)\}")
@@ -808,6 +809,8 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
         return []
     pattern = item.path.text if item.path is not None else "/"
     out, unsure = [], []
+    blocks: dict[str, ServerBlock | None] = {}
+    taken: list[str] = []   # reached through a router the proxy picks first
     for route, route_item in http_by_service.get(service, []):
         if route_item.path is None or item.http_method not in (None, ANY) and \
                 route_item.http_method not in (None, ANY, item.http_method):
@@ -820,12 +823,25 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
             if reached:
                 unsure.append(route.props["label"])
             continue
+        if reached and _taken_first(item, outside, http_by_service.get(item.microservice, [])):
+            taken.append(route.props["label"])
+            continue
         if reached:
             out.append(make_edge(node.id, "HTTP_CALLS", route.id, {
                 "match": "cross_service" if service != item.microservice else "intra_service",
                 "evidence": {"forward": True, "gateway_path": pattern, "route_template": route_item.path.text,
                              "service": service, "service_matched_by": how,
                              "strip_prefix": forward.strip}}))
+            blocks[route.id] = route_item.server_block
+    out, why_not = _in_answering_block(out, blocks, item, target.text)
+    if why_not and not out:
+        node.props.update(match="unresolved", match_detail=why_not)
+        return out
+    if taken and not out and not unsure:
+        node.props.update(match="unresolved", match_detail=(
+            f"every route of {service} it reaches ({', '.join(sorted(taken)[:8])}) is taken by a router of higher "
+            "priority first"))
+        return out
     if unsure:   # no_route would claim what is not known
         listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
         detail = (f"{len(unsure)} routes of {service} have unknown parts that could make them reachable through "
@@ -835,6 +851,72 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     node.props.update(match="cross_service" if out else "no_route",
                       match_detail=None if out else f"no route of {service} is reachable through {pattern}")
     return out
+
+
+def _taken_first(item: Item, outside: str, siblings: list[tuple[GraphNode, Item]]) -> bool:
+    """Whether every request of ``outside`` (a path the route forwards to a target route) goes to another route of
+    the same proxy first: a Traefik router of higher priority whose paths take it whole (``PathPrefix(`/api/up/docs`)``
+    before ``PathPrefix(`/api/up`)``), as Traefik picks the matching router of highest priority."""
+    mine = item.forward.priority if item.forward is not None else None
+    if mine is None:
+        return False
+    for _, other in siblings:
+        theirs = other.forward.priority if other.forward is not None else None
+        if other is item or theirs is None or theirs <= mine or other.flavor != item.flavor or other.path is None:
+            continue
+        if _covers(other.path.text, outside):
+            return True
+    return False
+
+
+def _covers(pattern: str, path: str) -> bool:
+    """Whether every request of ``path`` (a template) matches ``pattern``: a literal path the same, or ``/a/b/**``
+    whose literal segments begin the path's (a parameter there takes other values too: not covered)."""
+    wanted, have = segments(pattern), segments(path)
+    if not wanted or wanted[-1] != "**":
+        return wanted == have and all(segment_kind(w) == "literal" for w in wanted)
+    prefix = wanted[:-1]
+    return len(have) >= len(prefix) and all(
+        segment_kind(w) == "literal" and w == h for w, h in zip(prefix, have[:len(prefix)], strict=True))
+
+
+#: gateways that send the target's host as the ``Host`` header unless told to keep the caller's (Spring Cloud
+#: Gateway without ``PreserveHostHeader``; Zuul)
+_SENDS_TARGET_HOST = ("spring_cloud_gateway", "zuul")
+
+
+_LOOPBACK = ("localhost", "127.0.0.1", "0.0.0.0", "host.docker.internal")
+
+
+def _sent_host(item: Item, target: str) -> tuple[str | None, int | None]:
+    """The ``Host`` a gateway route's forward carries (None: not known, as when it keeps the caller's) and the
+    port it reaches (None: not known: a loopback address's port is the one published, not nginx's own)."""
+    url = split_url(literal(target)) if "://" in target else None
+    port = _port(target) or (443 if target.startswith("https:") else 80)
+    if url is not None and url.host is not None and url.host.text in _LOOPBACK:
+        port = None
+    forward = item.forward
+    keeps = forward is not None and any("PreserveHostHeader" in f for f in forward.filters)
+    if item.flavor not in _SENDS_TARGET_HOST or keeps or url is None or url.host is None or not url.host.known:
+        return None, port
+    return url.host.text, port
+
+
+def _in_answering_block(edges: list[GraphEdge], blocks: dict[str, ServerBlock | None], item: Item,
+                        target: str) -> tuple[list[GraphEdge], str | None]:
+    """The forward's links to nginx locations kept to the ``server`` block nginx picks for the request's Host and
+    port (`virtual_hosts.answering_block`): a catch-all forward to a proxy reaches one block's locations, never
+    every block's ``location /``. When the block cannot be told, no location is linked, and why is said."""
+    reached = {b for b in blocks.values() if b is not None}
+    if len(reached) < 2:
+        return edges, None
+    every = sorted({b for b in reached}, key=lambda b: (b.file, b.order))
+    host, port = _sent_host(item, target)
+    chosen, why = answering_block(every, host, port)
+    if chosen is None:
+        kept = [e for e in edges if blocks.get(e.dst) is None]
+        return kept, f"the target proxy has several server blocks this route may reach: {why}; not linked"
+    return [e for e in edges if blocks.get(e.dst) in (None, chosen)], None
 
 
 def _may_fit(template: str, route_item: Item) -> bool:
