@@ -195,7 +195,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: took the path left once the climb was cut off (a file of the tree that is another project).
 #: 61: stored notes and variables redact an Azure connection string's ``AccountKey=``/``SharedAccessKey=`` and the values
 #: of ``jwt``/``hmac``/``client``/``auth``/``license`` keys, and strip a URL's userinfo to its last ``@`` (format 60 kept them).
-FORMAT = 61
+#: 62: a Helm install's values file named by a script variable (``-f $VALUES``) renders into the chart, and a
+#: ``.env`` value naming another of its variables is noted settled too (format 61: neither).
+FORMAT = 62
 
 
 def _context(values: list) -> FileContext:
