@@ -200,7 +200,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: Core save interceptors and domain-event dispatchers are TRIGGERS (`kind: interceptor`, `domain_event_dispatch`).
 #: 63: a Spring Cloud Gateway route list each profile writes is read apart (format 62 mixed the n-th route of every
 #: profile into one), and a forward to an nginx with several server blocks links the block nginx picks only.
-FORMAT = 63
+#: 64: a Helm install's values file named by a script variable (``-f $VALUES``) renders into the chart, and a
+#: ``.env`` value naming another of its variables is noted settled too (format 63: neither).
+FORMAT = 64
 
 
 def _context(values: list) -> FileContext:

@@ -155,21 +155,44 @@ def read_env_file(text: str) -> dict[str, str]:
 
 
 def read_env_lines(text: str) -> dict[str, tuple[str, int]]:
-    """A ``.env`` file's ``KEY=VALUE`` entries with the line each is written at (the last one wins)."""
-    out: dict[str, tuple[str, int]] = {}
+    """A ``.env`` file's ``KEY=VALUE`` entries with the line each is written at (the last one wins), as written."""
+    return {key: (value, number) for key, value, number, _ in _env_entries(text)}
+
+
+def settled_env_lines(text: str) -> dict[str, str]:
+    """A ``.env`` file's values as Compose settles them: a variable in a value (``KAFKA_ADDR=${KAFKA_HOST}:9092``)
+    is the entry written for it on an earlier line of the same file, with Compose's defaults and alternatives
+    (`compose_interpolate`); a single-quoted value is literal. A variable no earlier line sets is the shell's (set
+    at run time: ``{?}``)."""
+    out: dict[str, str] = {}
+    for key, value, _, literal_value in _env_entries(text):
+        out[key] = value if literal_value else compose_interpolate(value, out)
+    return out
+
+
+def _env_entries(text: str) -> list[tuple[str, str, int, bool]]:
+    """``(key, value, line, single-quoted)`` of each ``KEY=VALUE`` line of a ``.env`` file, in order."""
+    out: list[tuple[str, str, int, bool]] = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue
         key, _, value = line.removeprefix("export ").partition("=")
-        value = value.strip()
+        value, quoted = value.strip(), False
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
+            value, quoted = value[1:-1], value[0] == "'"
         elif " #" in value:
             value = value.split(" #", 1)[0].strip()
         if re.fullmatch(r"[A-Za-z_]\w*", key.strip()):
-            out[key.strip()] = (value, number)
+            out.append((key.strip(), value, number, quoted))
     return out
+
+
+def env_note_value(value: str, settled: str | None) -> str:
+    """``VALUE`` as written, then ``(= settled)`` where the file's own earlier entries settle it differently."""
+    if settled is None or settled == value:
+        return value
+    return f"{value} (= {settled.replace('{?}', '<set at run time>') or chr(34) * 2})"
 
 
 def compose_interpolate(value: str, dotenv: dict[str, str]) -> str:
@@ -543,10 +566,12 @@ class Reader:
                     files = files.get("path")
                 if isinstance(files, str):
                     path = _folder(base, files)
-                    values = read_env_lines(_read(self.root / path))
+                    text = _read(self.root / path)
+                    values, settled = read_env_lines(text), settled_env_lines(text)
                     pairs += [(name, value, _at(path, line)) for name, (value, line) in values.items()]
-                    unit.value_notes += [f"docker-compose service {key} env_file {files}: {name}={value} "
-                                         f"{_at(path, line)}" for name, (value, line) in values.items()]
+                    unit.value_notes += [f"docker-compose service {key} env_file {files}: "
+                                         f"{name}={env_note_value(value, settled.get(name))} {_at(path, line)}"
+                                         for name, (value, line) in values.items()]
                     if values:
                         self.files.append(path)
             for name, value, _ in pairs:
@@ -740,8 +765,11 @@ def _value_note(unit: str, name: str, value: str | None, dotenv: dict[str, str],
     """``unit NAME=VALUE (file:line)``: the value as written, then as Compose settles it from the ``.env`` when
     that differs; a bare name is passed on from the environment Compose runs in (set at run time)."""
     if value is None:
-        settled = dotenv.get(name)
-        return f"{unit} {name} " + ("(set at run time) " if settled is None else f"= {settled} (from .env) ") + at
+        written = dotenv.get(name)
+        if written is None:
+            return f"{unit} {name} (set at run time) {at}"
+        settled = compose_interpolate(written, dotenv)   # a .env value naming another of its variables
+        return f"{unit} {name} = {env_note_value(written, settled)} (from .env) {at}"
     settled = compose_interpolate(value, dotenv)
     shown = settled.replace("{?}", "<set at run time>") or '""'
     return f"{unit} {name}={value} " + (f"(= {shown}) " if settled != value else "") + at
@@ -978,12 +1006,17 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if service.root != "." and service.root in reader.dotenv:
             rel = f"{service.root}/.env"
             notes = out.value_notes.setdefault(name, [])
-            notes += [f".env of the service {key}={value} ({rel}:{line})"
-                      for key, (value, line) in read_env_lines(_read(root / rel)).items()]
+            text = _read(root / rel)
+            settled = settled_env_lines(text)
+            notes += [f".env of the service {key}={env_note_value(value, settled.get(key))} ({rel}:{line})"
+                      for key, (value, line) in read_env_lines(text).items()]
     root_env = reader.env_files.get(".", {})
     if "." in reader.dotenv:
-        out.root_env_notes = {key: f".env of the project {key}={value} (.env:{line}; where no unit sets {key})"
-                              for key, (value, line) in read_env_lines(_read(root / ".env")).items()}
+        text = _read(root / ".env")
+        settled = settled_env_lines(text)
+        out.root_env_notes = {key: f".env of the project {key}={env_note_value(value, settled.get(key))} "
+                                   f"(.env:{line}; where no unit sets {key})"
+                              for key, (value, line) in read_env_lines(text).items()}
     for name, service in layout.services.items():
         env = out.env.setdefault(name, {})
         for values in (reader.env_files.get(service.root, {}) if service.root != "." else {}, root_env):

@@ -927,8 +927,12 @@ def install_commands(text: str, rel: str) -> list[Install]:
     """The Helm install commands of a script, guide or CI file (lines continued with ``\\`` joined)."""
     out: list[Install] = []
     assigned = shell_values.assignments(text, rel) if _HELM_COMMAND.search(text) else {}
+    literals = shell_values.literal_values(text) if assigned else {}
     for found in _HELM_COMMAND.finditer(text):
         rest = re.sub(r"\\[ \t]*\r?\n", " ", text[found.end():])
+        quote = _open_quote(text[text.rfind("\n", 0, found.start()) + 1:found.start()])
+        if quote:   # ``$command = "helm upgrade ..."``: the command ends with its string
+            rest = rest.split(quote, 1)[0]
         command = re.split(r"\s(?:&&|\|\||;|\|)\s|[;#]\s|\n", rest, maxsplit=1)[0]
         if rel.endswith(".md"):
             command = command.split("`", 1)[0]   # the end of inline code in a guide
@@ -968,15 +972,39 @@ def install_commands(text: str, rel: str) -> list[Install]:
             release = UNKNOWN
         ns = UNKNOWN if namespace is None or _SHELL_DYNAMIC.search(namespace) else namespace
         line = text.count("\n", 0, found.start()) + 1
+        script = PurePosixPath(rel).parent.as_posix()
+        folder = script if rel.endswith(".md") else (shell_values.working_folder(text, line, script) or script)
         written = []
         for key, value, string in sets:
             at = text.find(key.split("[", 1)[0] + ("" if "[" in key else "="), found.start())
             written.append((key, value, string, f"{rel}:{text.count(chr(10), 0, at) + 1 if at >= 0 else line}"))
         shell = {key: (value, shell_values.origins(value, assigned))
                  for key, value, _ in sets if isinstance(value, str) and _SHELL_DYNAMIC.search(value)}
-        out.append(Install(f"{rel}:{line}", PurePosixPath(rel).parent.as_posix(), release, chart, ns, files,
-                           written, shell))
+        for chosen in _values_files(files, literals):
+            out.append(Install(f"{rel}:{line}", folder, release, chart, ns, chosen, written, shell))
     return out
+
+
+def _open_quote(before: str) -> str:
+    """The quote a line's text before a command leaves open (the command is inside that string), or ""."""
+    quote = ""
+    for index, char in enumerate(before):
+        if quote:
+            quote = "" if char == quote and (index == 0 or before[index - 1] not in "\\`") else quote
+        elif char in "\"'":
+            quote = char
+    return quote
+
+
+def _values_files(files: list[str], literals: dict[str, list[str]]) -> list[list[str]]:
+    """The values files of a command, a name the script's variable gives (``-f $valuesFile``) replaced by each literal
+    value the script assigns it (`shell_values.expansions`): one list per combination (each a way the script may run
+    the command); a name whose variable the script does not assign a literal stays as written (not read)."""
+    out: list[list[str]] = [[]]
+    for name in files:
+        options = shell_values.expansions(name, literals) if shell_values.variables_read(name) else [name]
+        out = [[*chosen, one] for chosen in out for one in (options or [name])]
+    return out[:shell_values.MAX_EXPANSIONS]
 
 
 @dataclass
@@ -1238,8 +1266,9 @@ def _is_yaml(text: str) -> bool:
 
 
 def command_files(root: Path, paths: list[str], charts: list[Chart]) -> list[str]:
-    """Where install commands may be written: the deployment files (CI YAML), the shell scripts and Makefiles and
-    the Markdown files of the root, of each chart's folder and of the folders above it."""
+    """Where install commands may be written: the deployment files (CI YAML), the scripts (sh, bash, PowerShell,
+    cmd), Makefiles and Markdown files of the root, of each chart's folder and of the folders above it, and the
+    scripts of those folders' own subfolders (``deploy/powershell/`` beside ``deploy/helm/``)."""
     folders = {"."}
     for chart in charts:
         parts = PurePosixPath(chart.folder).parts
@@ -1251,5 +1280,17 @@ def command_files(root: Path, paths: list[str], charts: list[Chart]) -> list[str
         except OSError:
             continue
         out += [(name if folder == "." else f"{folder}/{name}") for name in names
-                if name.endswith((".md", ".sh", ".bash", ".mk")) or name in ("Makefile", "justfile")]
+                if name.endswith((".md", ".mk", *_SCRIPTS)) or name in ("Makefile", "justfile")]
+        for sub in names:
+            inner = sub if folder == "." else f"{folder}/{sub}"
+            if sub.startswith(".") or inner in folders or not (root / inner).is_dir() or (root / inner).is_symlink():
+                continue
+            try:
+                out += [f"{inner}/{name}" for name in sorted(os.listdir(root / inner)) if name.endswith(_SCRIPTS)]
+            except OSError:
+                continue
     return sorted(set(out))
+
+
+#: the scripts an install command may be written in: sh, bash, PowerShell, cmd
+_SCRIPTS = (".sh", ".bash", ".ps1", ".psm1", ".cmd", ".bat")

@@ -13,6 +13,7 @@ result is known only when the script runs."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 #: a variable a command's value reads: ``$NAME``, ``${NAME}``, ``${NAME:-default}``, ``$env:NAME`` (PowerShell),
@@ -68,9 +69,9 @@ def _prefixes_a_command(line: str, found: re.Match) -> bool:
     return bool(rest) and not rest.startswith(_ENDS)
 
 
-def assignments(text: str, rel: str) -> dict[str, list[str]]:
-    """Each variable the file assigns -> every assignment of it, as written, with ``(file:line)``."""
-    out: dict[str, list[str]] = {}
+def _assigned(text: str) -> list[tuple[str, str, int]]:
+    """(variable, value as written, line) of each assignment of the file, in order."""
+    out: list[tuple[str, str, int]] = []
     for number, line in enumerate(text.splitlines(), 1):
         for pattern in (_POSIX, _FISH, _POWERSHELL, _CMD):
             found = pattern.match(line)
@@ -79,9 +80,59 @@ def assignments(text: str, rel: str) -> dict[str, list[str]]:
             value = _value(line, found.end())
             if pattern is _POSIX and _prefixes_a_command(line, found):
                 break
-            value = value.strip('"') if pattern is _CMD else value
-            out.setdefault(found.group(1), []).append(f"{found.group(1)}={value} ({rel}:{number})")
+            out.append((found.group(1), value.strip('"') if pattern is _CMD else value, number))
             break
+    return out
+
+
+def assignments(text: str, rel: str) -> dict[str, list[str]]:
+    """Each variable the file assigns -> every assignment of it, as written, with ``(file:line)``."""
+    out: dict[str, list[str]] = {}
+    for name, value, number in _assigned(text):
+        out.setdefault(name, []).append(f"{name}={value} ({rel}:{number})")
+    return out
+
+
+#: a value the script computes (a variable, a command's output, an expression): known only when it runs
+_COMPUTED = re.compile(r"[$`%(){}]")
+
+
+def literal_values(text: str) -> dict[str, list[str]]:
+    """Each variable whose every assignment in the file is a literal (``VALUES=values-prod.yaml``,
+    ``$valuesFile = "gvalues.yaml"``, ``set FILE=a.yaml``) -> its distinct values, unquoted, in file order; a
+    variable also assigned something the script computes is left out (its value is known only when it runs)."""
+    out: dict[str, list[str]] = {}
+    computed: set[str] = set()
+    for name, value, _ in _assigned(text):
+        unquoted = value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" else value
+        if not unquoted:   # ``$file = ""``: no value yet (a later line gives one)
+            continue
+        if _COMPUTED.search(unquoted):
+            computed.add(name.lower())
+        else:
+            out.setdefault(name.lower(), [])
+            if unquoted not in out[name.lower()]:
+                out[name.lower()].append(unquoted)
+    return {name: values for name, values in out.items() if name not in computed}
+
+
+#: at most this many values of one written value are made from its variables' literal values
+MAX_EXPANSIONS = 4
+
+
+def expansions(value: str, literals: dict[str, list[str]]) -> list[str]:
+    """``value`` with each variable it reads replaced by each of its literal values in the file (`literal_values`;
+    PowerShell's names ignore case, so every name is looked up so): every combination, at most `MAX_EXPANSIONS`;
+    empty when a variable it reads has none (set where the command runs, or computed)."""
+    out = [value]
+    for found in _READ.finditer(value):
+        name = next(g for g in found.groups() if g)
+        values = literals.get(name.lower())
+        if not values:
+            return []
+        out = [one.replace(found.group(0), each, 1) for one in out for each in values]
+        if len(out) > MAX_EXPANSIONS:
+            return []
     return out
 
 
@@ -97,3 +148,51 @@ def origins(value: str, assigned: dict[str, list[str]], limit: int = 3) -> str:
         else:
             parts.append(f"{name}: not assigned in that file (set where the command runs)")
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+#: a change of the working folder: ``cd``, ``pushd``, PowerShell's ``Push-Location``/``Set-Location`` (and ``sl``),
+#: cmd's ``cd /d``; ``popd``/``Pop-Location`` go back
+_CHANGE = re.compile(r"^\s*(?:cd(?:\s+/d)?|pushd|chdir|Push-Location|Set-Location|sl)\s+(?:-Path\s+)?(.+?)\s*(?:;.*|&&.*)?$",
+                     re.I)
+_BACK = re.compile(r"^\s*(?:popd|Pop-Location)\b", re.I)
+#: the script's own folder, as each shell writes it (where a relative path of the script starts from)
+_SCRIPT_FOLDER = re.compile(r"""^(?:\$PSScriptRoot|\$\(\s*\$MyInvocation\.\w+(?:\.\w+)?\s*\|\s*Split-Path\s*\)|"""
+                            r"""\$\(\s*Split-Path\s+(?:-Parent\s+)?\$MyInvocation\.MyCommand\.(?:Path|Definition)\s*\)|"""
+                            r"""\$\(\s*dirname\s+["']?\$(?:0|\{BASH_SOURCE\[0\]\}|\{0\})["']?\s*\)|%~dp0)""", re.I)
+_JOIN_PATH = re.compile(r"^\$?\(\s*Join-Path\s+(?:-Path\s+)?(\S+)\s+(?:-ChildPath\s+)?(\S+)\s*\)$", re.I)
+
+
+def _folder_argument(written: str, folder: str, script: str) -> str | None:
+    """The folder a ``cd`` argument names, from ``folder`` (relative to the project root; ``script``: the script's
+    own folder); None when the script computes it."""
+    written = written.strip().strip("\"'")
+    joined = _JOIN_PATH.match(written)
+    if joined:
+        written = joined.group(1).strip("\"'") + "/" + joined.group(2).strip("\"'")
+    base = folder
+    start = _SCRIPT_FOLDER.match(written)
+    if start:
+        base, written = script, written[start.end():].lstrip("/\\") or "."
+    if not written or _COMPUTED.search(written) or written.startswith(("/", "~")) or ":" in written:
+        return None
+    joined = posixpath.normpath(posixpath.join(base, written.replace("\\", "/")))
+    return None if joined.startswith("..") else joined
+
+
+def working_folder(text: str, line: int, script: str) -> str | None:
+    """The folder (relative to the project root) a command at ``line`` of the script runs in, following the
+    script's ``cd``/``pushd``/``Push-Location`` lines before it in file order (a script run from its own folder, as
+    its relative paths assume); None when a change before it names a folder the script computes."""
+    folder: str | None = script
+    stack: list[str | None] = []
+    for written in text.splitlines()[:line - 1]:
+        if _BACK.match(written):
+            folder = stack.pop() if stack else folder
+            continue
+        changed = _CHANGE.match(written)
+        if changed:
+            if re.match(r"^\s*(?:pushd|Push-Location)", written, re.I):
+                stack.append(folder)
+            folder = _folder_argument(changed.group(1), folder, script) if folder is not None else (
+                script if _SCRIPT_FOLDER.match(changed.group(1).strip().strip("\"'")) else None)
+    return folder
