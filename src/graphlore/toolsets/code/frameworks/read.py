@@ -56,6 +56,7 @@ from .edge import edge_items
 from .grpc import cpp as grpc_cpp
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
+from .grpc import gokit as grpc_gokit
 from .grpc import jvm as grpc_jvm
 from .grpc import python as grpc_python
 from .grpc import ruby as grpc_ruby
@@ -97,6 +98,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     ruby_messaging.FRAMEWORK,
     rust_web.FRAMEWORK,
     grpc_go.FRAMEWORK,
+    grpc_gokit.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,

@@ -195,7 +195,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: took the path left once the climb was cut off (a file of the tree that is another project).
 #: 61: stored notes and variables redact an Azure connection string's ``AccountKey=``/``SharedAccessKey=`` and the values
 #: of ``jwt``/``hmac``/``client``/``auth``/``license`` keys, and strip a URL's userinfo to its last ``@`` (format 60 kept them).
-FORMAT = 61
+#: 62: a Go call keeps six arguments (three before) and ``extra["stored_in"]`` the struct field its value is stored
+#: in; go-kit gRPC clients (``grpctransport.NewClient``) are read, and a Go ``RegisterXServer`` of a name several
+#: ``.proto`` packages declare picks the one beside the imported package (format 61: neither, ``{?}.X/{?}``); a
+#: gRPC route resolves by its full method name (``pkg.Service/Method``).
+FORMAT = 62
 
 
 def _context(values: list) -> FileContext:
