@@ -49,6 +49,7 @@ from . import (
     script_web,
     servlet,
     spring,
+    watermill,
 )
 from .base import FileMemo, Framework, Project
 from .call_sites import through_call_sites
@@ -99,6 +100,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     rust_web.FRAMEWORK,
     grpc_go.FRAMEWORK,
     grpc_gokit.FRAMEWORK,
+    watermill.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,

@@ -50,8 +50,9 @@ def _gokit_alias(bound: Bound) -> set[str]:
 
 
 def _helper_sites(files: list[Bound], packages: GoPackages, bound: Bound, owner: str, positions: tuple[int, int],
-                  argc: int) -> list[Site]:
-    """The calls of function ``owner`` of ``bound``'s package that pass string literals at ``positions``."""
+                  argc: int, unknown: list) -> list[Site]:
+    """The calls of function ``owner`` of ``bound``'s package that pass string literals at ``positions``; a call
+    passing anything else goes to ``unknown``."""
     package, name = bound.ctx.module_name, owner
     out = []
     for other in files:
@@ -62,9 +63,13 @@ def _helper_sites(files: list[Bound], packages: GoPackages, bound: Bound, owner:
             same = receiver is None and other.ctx.module_name == package
             imported = receiver is not None and receiver[0] == "name" and \
                 packages.package_of(other, receiver[1]) == package
+            if not (same or imported):
+                continue
             service, method = (_string(call.args[p]) for p in positions)
-            if (same or imported) and service and method:
+            if service and method:
                 out.append(Site(other, call.owner, call.line, call.name, service, method))
+            else:
+                unknown.append((other, call, f"the service or method {name} is given is not a string in the code"))
     return out
 
 
@@ -89,12 +94,13 @@ def _sites(files: list[Bound], packages: GoPackages) -> tuple[list[Site], list[t
             params = [name for name, _type in sym.params] if sym is not None and sym.kind == "function" else []
             if call.args[1].strip() in params and call.args[2].strip() in params:
                 positions = (params.index(call.args[1].strip()), params.index(call.args[2].strip()))
-                found = _helper_sites(files, packages, bound, sym.name, positions, len(params))
-                if found:
+                before = len(unknown)
+                found = _helper_sites(files, packages, bound, sym.name, positions, len(params), unknown)
+                if found or len(unknown) > before:
                     sites += found
                     continue
-                unknown.append((bound, call, "the service and method are parameters of "
-                                f"{sym.name}, and no call of it in the project passes both as strings"))
+                unknown.append((bound, call, f"the service and method are parameters of {sym.name}, which "
+                                "nothing in the project calls"))
                 continue
             unknown.append((bound, call, "the service or method name is not a string in the code"))
     return sites, unknown
