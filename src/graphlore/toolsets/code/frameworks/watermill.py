@@ -4,8 +4,9 @@
 backend's, any type of a watermill package); a router handler's publish topic (below).
 **Listeners**: ``router.AddHandler(name, subscribeTopic, subscriber, publishTopic, publisher, handler)`` (also a
 producer of ``publishTopic``), ``AddNoPublisherHandler(name, topic, subscriber, handler)`` and its newer name
-``AddConsumerHandler``, on a ``message.Router``: a route of the topic at the handler function when the project
-declares it (``s.handleMessage``), else at the call; ``Subscribe(ctx, topic)`` on a watermill subscriber.
+``AddConsumerHandler``, on a ``message.Router``: a route of the topic declared by the handler function when the
+project declares it (``s.handleMessage``; at the registration's line when the handler is in its file, as Go's HTTP
+routes are), else by the registering function; ``Subscribe(ctx, topic)`` on a watermill subscriber.
 
 Watermill is one API over many brokers: the broker is the backend the project's Go code imports
 (``watermill-kafka`` -> kafka, ``watermill-amqp`` -> rabbit, ...) when it imports exactly one, else ``watermill``
@@ -79,7 +80,8 @@ class Watermill:
             if len(args) <= topic_at:
                 return
             handler = go.handler(bound, call.owner, args[handler_at], call.line) if handler_at < len(args) else None
-            where, index, line = (handler[0], handler[1], None) if handler else (bound, owner, call.line)
+            where, index = handler if handler else (bound, owner)
+            line = call.line if where is bound else None   # the registration's line, in the handler's own file
             yield item(where, index, "route", "watermill", line, broker=self.broker,
                        topic=go.fold(bound, args[topic_at], call.owner, call.line), written=args[topic_at])
             if publish_at is not None and publish_at < len(args):
