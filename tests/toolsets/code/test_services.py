@@ -206,7 +206,8 @@ def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays
 
     edit(root, "web/catalog/paths.go", '"/api/v1"', '"/api/v2"')   # a constant another Go file's routes use
     stats = graph.update()
-    assert set(stats.frameworks_read) == {"go_web", "go_openapi", "grpc_go", "amqp", "nginx", "proxies"}
+    assert set(stats.frameworks_read) == {"go_web", "go_openapi", "grpc_go", "grpc_gokit", "watermill", "amqp", "nginx",
+                                          "proxies"}
     assert part2(graph) == part2(CodeGraph.build(root))
 
 

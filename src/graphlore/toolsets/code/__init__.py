@@ -159,6 +159,7 @@ The map (packages by concern; a package imports only the packages above it)::
       go_tables.py                Go registrations in a range loop over a table, read once per entry
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
       go_openapi.py               oapi-codegen Go servers: generated routes, their implementation, their prefix
+      watermill.py                Watermill (Go) publishers, router handlers and subscribers by topic
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder, Carter,
                                   FastEndpoints), HttpClient clients
       refit.py                    Refit and RestEase interfaces as HTTP clients under their base address
@@ -172,6 +173,7 @@ The map (packages by concern; a package imports only the packages above it)::
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
         go.py                     grpc-go: Register...Server, New...Client stubs
+        gokit.py                  go-kit's grpctransport.NewClient endpoints, through helpers and struct fields
         jvm.py                    grpc-java and grpc-kotlin (Java and Kotlin): ...ImplBase, stubs
         python.py                 grpcio: add_..._to_server, ...Stub
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs

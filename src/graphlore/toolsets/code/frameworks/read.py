@@ -49,6 +49,7 @@ from . import (
     script_web,
     servlet,
     spring,
+    watermill,
 )
 from .base import FileMemo, Framework, Project
 from .call_sites import through_call_sites
@@ -56,6 +57,7 @@ from .edge import edge_items
 from .grpc import cpp as grpc_cpp
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
+from .grpc import gokit as grpc_gokit
 from .grpc import jvm as grpc_jvm
 from .grpc import python as grpc_python
 from .grpc import ruby as grpc_ruby
@@ -97,6 +99,8 @@ FRAMEWORKS: tuple[Framework, ...] = (
     ruby_messaging.FRAMEWORK,
     rust_web.FRAMEWORK,
     grpc_go.FRAMEWORK,
+    grpc_gokit.FRAMEWORK,
+    watermill.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,

@@ -202,7 +202,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: profile into one), and a forward to an nginx with several server blocks links the block nginx picks only.
 #: 64: a Helm install's values file named by a script variable (``-f $VALUES``) renders into the chart, and a
 #: ``.env`` value naming another of its variables is noted settled too (format 63: neither).
-FORMAT = 64
+#: 65: a Go call keeps six arguments (three before) and ``extra["stored_in"]`` the struct field its value is stored
+#: in; go-kit gRPC clients (``grpctransport.NewClient``) are read, and a Go ``RegisterXServer`` of a name several
+#: ``.proto`` packages declare picks the one beside the imported package (format 64: neither, ``{?}.X/{?}``); a
+#: gRPC route resolves by its full method name (``pkg.Service/Method``).
+FORMAT = 65
 
 
 def _context(values: list) -> FileContext:

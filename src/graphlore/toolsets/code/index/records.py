@@ -254,6 +254,8 @@ def lookup_keys(node: GraphNode) -> list[str]:
                     keys.append(f"tplx:{p['http_method']} {path_key(known)}")
         if p.get("topic"):
             keys.append(f"name:{p['topic']}")
+        if p.get("grpc") and "{?}" not in p["grpc"]:   # a gRPC method by its full name: pkg.Service/Method
+            keys.append(f"name:{p['grpc']}")
     return keys
 
 

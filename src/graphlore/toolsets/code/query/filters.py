@@ -33,7 +33,7 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "oc
               "spring_cloud_stream",
               "fastapi", "flask", "express", "koa", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "oapi_codegen", "aspnet", "ktor",
               "symfony", "laravel", "slim", "php_router", "sinatra", "rails", "grape", "axum", "actix_web", "rocket",
-              "grpc", "grpc_gateway", "sarama", "kafka_go", "confluent_kafka", "kafka_python", "aiokafka", "kafkajs",
+              "grpc", "grpc_gateway", "sarama", "kafka_go", "confluent_kafka", "watermill", "kafka_python", "aiokafka", "kafkajs",
               "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka",
               "rdkafka", "racecar", "bunny", "sneakers", "event_bus", "masstransit", "nservicebus", "azure_service_bus",
               "azure_event_hubs", "declared")
@@ -46,7 +46,7 @@ CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exc
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to",
                   "micronaut_kafka_client", "micronaut_rabbit_client", "smallrye_messaging", "sarama", "kafka_go",
-                  "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients",
+                  "confluent_kafka", "watermill", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients",
                   "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka", "rdkafka", "bunny", "event_bus",
                   "masstransit", "nservicebus", "azure_service_bus", "azure_event_hubs", "declared")
 #: where a route, client or producer was read (`services.endpoints.Item.source_layer`)

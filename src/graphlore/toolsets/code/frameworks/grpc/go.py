@@ -78,7 +78,10 @@ def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoVa
             impl = written_type(packages, bound, call.owner, call.args[1], call.line)
             key = packages.type_key(bound, impl) if impl and not impl.startswith("~") else None
             handlers = packages.methods.get(key, {}) if key is not None else None
-            yield from reading.routes(registered.group(1), handlers, owner_of(bound, call.owner), call.line)
+            generated = packages.package_of(bound, call.receiver[1]) if call.receiver and \
+                call.receiver[0] == "name" else None
+            yield from reading.routes(registered.group(1), handlers, owner_of(bound, call.owner), call.line,
+                                      generated or "")
             continue
         receiver = call.receiver
         if not receiver or receiver[0] not in ("call", "name", "field"):

@@ -42,6 +42,8 @@ class GrpcServices:
     declared_in: dict[str, set[str]] = field(default_factory=dict)
     #: gRPC name -> its grpc-gateway HTTP bindings (method, path) from the ``.proto``'s ``google.api.http``
     http: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    #: fqn -> the folders of the ``.proto`` files that declare it (where Go's generated package usually lives)
+    folders: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, table: Table) -> GrpcServices:
@@ -55,6 +57,7 @@ class GrpcServices:
                     found.methods.setdefault(service, {})[sym.name] = sym.extra["grpc"]
                     found.by_simple.setdefault(service.rsplit(".", 1)[-1], set()).add(service)
                     found.declared_in.setdefault(service, set()).add(bound.ctx.microservice)
+                    found.folders.setdefault(service, set()).add(bound.path.rpartition("/")[0])
                     for verb, path in sym.extra.get("http", ()):
                         if (verb, path) not in found.http.setdefault(sym.extra["grpc"], []):
                             found.http[sym.extra["grpc"]].append((verb, path))
@@ -63,15 +66,23 @@ class GrpcServices:
                     found.methods.setdefault(fqn, {})
                     found.by_simple.setdefault(sym.name, set()).add(fqn)
                     found.declared_in.setdefault(fqn, set()).add(bound.ctx.microservice)
+                    found.folders.setdefault(fqn, set()).add(bound.path.rpartition("/")[0])
         return found
 
-    def service(self, simple: str, microservice: str) -> tuple[str | None, str]:
-        """(the service's fqn, "") or (None, why it is not known)."""
+    def service(self, simple: str, microservice: str, package: str = "") -> tuple[str | None, str]:
+        """(the service's fqn, "") or (None, why it is not known). ``package``: the import path the code names the
+        generated code by (Go's ``chatpb.RegisterUserServiceServer``), which picks among several services so named
+        the one whose ``.proto`` sits in the folder that path ends with."""
         fqns = self.by_simple.get(simple, set())
         if len(fqns) == 1:
             return next(iter(fqns)), ""
         if not fqns:
             return None, f"no .proto in the project declares a gRPC service named {simple}"
+        if package:
+            beside = [f for f in fqns if any(folder and (package == folder or package.endswith("/" + folder))
+                                             for folder in self.folders.get(f, ()))]
+            if len(beside) == 1:
+                return beside[0], ""
         local = [f for f in fqns if microservice in self.declared_in.get(f, ())]
         if len(local) == 1:
             return local[0], ""
@@ -101,12 +112,12 @@ class Reading:
         self.bound = bound
 
     def routes(self, simple: str, handlers: dict[str, tuple[Bound, int]] | None, fallback: int,
-               line: int) -> list[Item]:
+               line: int, package: str = "") -> list[Item]:
         """Routes of service ``simple`` registered at ``line``: for each of its methods, the handler ``handlers``
         names (a method missing there is not served), or ``fallback`` (-1: the file) for every method when the
         implementation is not in the project (``handlers`` None)."""
         bound = self.bound
-        service, why = self.known.service(simple, bound.ctx.microservice)
+        service, why = self.known.service(simple, bound.ctx.microservice, package)
         if service is None:
             route = item(bound, fallback, "route", "grpc", line, grpc=f"{{?}}.{simple}/{{?}}", written=simple)
             route.problems.append(why)

@@ -339,6 +339,14 @@ class _Extractor(Extractor):
             if found is not None:
                 calls.append(found)
                 self.call_nodes[id(found)] = node
+                field = stored_field(node)
+                if field:
+                    self.facts.extra.setdefault("stored_in", []).append([found.line, found.name, field])
+
+    def arg_texts(self, args: Node | None, limit: int = 6, width: int = 200) -> tuple[str, ...]:
+        """Six arguments, not three: Go helpers and libraries name what they reach past the third (a go-kit
+        endpoint helper's method, watermill's ``AddHandler(name, topic, sub, pubTopic, ...)``)."""
+        return super().arg_texts(args, limit, width)
 
     def lambdas(self, root: Node) -> None:
         """``extra["lambda_of"]``: for each call made in a function literal passed to another call
@@ -534,6 +542,34 @@ def _go_outer_call(node: Node) -> Node | bool | None:
     if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
         return node.parent.parent or False
     return None
+
+
+def stored_field(node: Node) -> str:
+    """The struct field a call's value is stored in, through a chain of method calls on it
+    (``get: grpctransport.NewClient(..).Endpoint()`` in a struct literal, ``s.get = helper(..)``), else ""."""
+    current = node
+    while (current.parent is not None and current.parent.type == "selector_expression"
+           and current.parent.parent is not None and current.parent.parent.type == "call_expression"
+           and current.parent.parent.child_by_field_name("function") == current.parent):
+        current = current.parent.parent
+    parent = current.parent
+    if parent is not None and parent.type == "literal_element":
+        current, parent = parent, parent.parent
+    if parent is not None and parent.type == "keyed_element":
+        elements = parent.named_children
+        if len(elements) == 2 and elements[1] == current:
+            key = elements[0].named_children[0] if elements[0].type == "literal_element" and \
+                elements[0].named_children else elements[0]
+            return text(key) if key.type in ("identifier", "field_identifier") else ""
+        return ""
+    if parent is not None and parent.type == "expression_list" and parent.parent is not None and \
+            parent.parent.type == "assignment_statement" and parent.parent.child_by_field_name("right") == parent:
+        left = parent.parent.child_by_field_name("left")
+        position = parent.named_children.index(current)
+        targets = left.named_children if left is not None else []
+        if position < len(targets) and targets[position].type == "selector_expression":
+            return text(targets[position].child_by_field_name("field"))
+    return ""
 
 
 def returned_values(root: Node) -> list[tuple[str, Node]]:

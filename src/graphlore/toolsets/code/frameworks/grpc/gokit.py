@@ -1,0 +1,167 @@
+"""gRPC clients as go-kit writes them: ``grpctransport.NewClient(conn, "pkg.Service", "Method", enc, dec, reply)``
+(go-kit's ``transport/grpc``) names the service's fully qualified name and the method as strings.
+
+Where the two are the parameters of the project function that calls ``NewClient`` (a helper such as
+``NewGrpcEndpoint(conn, id, service, method, reply)``), each call of that helper in the project passing both as
+string literals is the client instead (one level of helper; a helper of a helper is not followed). The endpoint
+is usually stored in a struct field (``getUser: grpctransport.NewClient(..).Endpoint()`` in a struct literal, or
+``s.getUser = helper(..)``) and invoked through it (``repo.getUser(ctx, req)``): then each method of a type of
+that package declaring the field that calls it is the client (where the call is made, as an agent tracing it
+needs), else the place the endpoint is built. A service or method that stays unknown makes an unresolved client
+that says why, never a guessed one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ...languages.folding import literal
+from ...languages.symbols import Bound
+from ...services.endpoints import Item
+from ..base import Framework, Project, Reader, item
+from ..golang import GoPackages
+from .services import GrpcServices, owner_of, services
+
+#: go-kit's gRPC transport package (``github.com/go-kit/kit/transport/grpc``)
+GOKIT_GRPC = re.compile(r"(?:^|/)go-kit/kit/transport/grpc$")
+STRING = re.compile(r'^"([^"\\]*)"$|^`([^`]*)`$')
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place a go-kit gRPC endpoint is built, with the service and method it calls."""
+
+    bound: Bound
+    owner: str
+    line: int
+    callee: str
+    service: str
+    method: str
+
+
+def _string(arg: str) -> str | None:
+    found = STRING.match(arg.strip())
+    return (found.group(1) if found.group(1) is not None else found.group(2)) if found else None
+
+
+def _gokit_alias(bound: Bound) -> set[str]:
+    return {alias for imp in bound.facts.imports for target, alias in imp.names if GOKIT_GRPC.search(target)}
+
+
+def _helper_sites(files: list[Bound], packages: GoPackages, bound: Bound, owner: str, positions: tuple[int, int],
+                  argc: int, unknown: list) -> list[Site]:
+    """The calls of function ``owner`` of ``bound``'s package that pass string literals at ``positions``; a call
+    passing anything else goes to ``unknown``."""
+    package, name = bound.ctx.module_name, owner
+    out = []
+    for other in files:
+        for call in other.facts.calls:
+            if call.name != name or call.argc != argc or max(positions) >= len(call.args):
+                continue
+            receiver = call.receiver
+            same = receiver is None and other.ctx.module_name == package
+            imported = receiver is not None and receiver[0] == "name" and \
+                packages.package_of(other, receiver[1]) == package
+            if not (same or imported):
+                continue
+            service, method = (_string(call.args[p]) for p in positions)
+            if service and method:
+                out.append(Site(other, call.owner, call.line, call.name, service, method))
+            else:
+                unknown.append((other, call, f"the service or method {name} is given is not a string in the code"))
+    return out
+
+
+def _sites(files: list[Bound], packages: GoPackages) -> tuple[list[Site], list[tuple[Bound, object, str]]]:
+    """Every built endpoint with a known service and method, and the ``NewClient`` calls left unknown (why)."""
+    sites: list[Site] = []
+    unknown = []
+    for bound in files:
+        aliases = _gokit_alias(bound)
+        if not aliases or bound.facts.extra.get("generated"):
+            continue
+        for call in bound.facts.calls:
+            if call.name != "NewClient" or not call.receiver or call.receiver[0] != "name" or \
+                    call.receiver[1] not in aliases or len(call.args) < 3:
+                continue
+            service, method = _string(call.args[1]), _string(call.args[2])
+            if service and method:
+                sites.append(Site(bound, call.owner, call.line, call.name, service, method))
+                continue
+            index = owner_of(bound, call.owner)
+            sym = bound.facts.symbols[index] if index >= 0 else None
+            params = [name for name, _type in sym.params] if sym is not None and sym.kind == "function" else []
+            if call.args[1].strip() in params and call.args[2].strip() in params:
+                positions = (params.index(call.args[1].strip()), params.index(call.args[2].strip()))
+                before = len(unknown)
+                found = _helper_sites(files, packages, bound, sym.name, positions, len(params), unknown)
+                if found or len(unknown) > before:
+                    sites += found
+                    continue
+                unknown.append((bound, call, f"the service and method are parameters of {sym.name}, which "
+                                "nothing in the project calls"))
+                continue
+            unknown.append((bound, call, "the service or method name is not a string in the code"))
+    return sites, unknown
+
+
+def _invokers(files: list[Bound], packages: GoPackages, site: Site) -> list[tuple[Bound, int, int, str]]:
+    """Where the endpoint built at ``site`` is called through the struct field it is stored in:
+    (file, owner index, line, field)."""
+    stored = [field for line, callee, field in site.bound.facts.extra.get("stored_in", ())
+              if line == site.line and callee == site.callee]
+    if len(stored) != 1:
+        return []
+    field = stored[0]
+    package = site.bound.ctx.module_name
+    types = {type_ for (pkg, type_, name) in packages.fields if pkg == package and name == field}
+    out = []
+    for bound in files:
+        if bound.ctx.module_name != package:
+            continue
+        for call in bound.facts.calls:
+            if call.name == field and call.receiver and call.receiver[0] in ("name", "field") and \
+                    call.owner.split(".", 1)[0] in types and "." in call.owner:
+                out.append((bound, owner_of(bound, call.owner), call.line, field))
+    return out
+
+
+def _client(known: GrpcServices, bound: Bound, owner: int, line: int, site: Site, written: str) -> Item:
+    grpc = known.method(site.service, site.method) if site.service in known.methods else None
+    return item(bound, owner, "client", "grpc", line, grpc=grpc or f"{site.service}/{site.method}",
+                written=written, target=literal(site.service), target_source="gRPC service")
+
+
+def _clients(files: list[Bound], packages: GoPackages, known: GrpcServices) -> dict[str, list[Item]]:
+    sites, unknown = _sites(files, packages)
+    out: dict[str, list[Item]] = {}
+    for site in sites:
+        written = f"{site.callee}({site.service!r}, {site.method!r})"
+        invokers = _invokers(files, packages, site)
+        for bound, owner, line, field in invokers:
+            out.setdefault(bound.path, []).append(_client(known, bound, owner, line, site, f"{field} <- {written}"))
+        if not invokers:
+            owner = owner_of(site.bound, site.owner)
+            out.setdefault(site.bound.path, []).append(_client(known, site.bound, owner, site.line, site, written))
+    for bound, call, why in unknown:
+        found = item(bound, owner_of(bound, call.owner), "client", "grpc", call.line, grpc="{?}/{?}",
+                     written=f"{call.name}({', '.join(call.args[1:3])})")
+        found.problems.append(why)
+        out.setdefault(bound.path, []).append(found)
+    return out
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    known = services(project)
+    made: list[dict[str, list[Item]]] = []
+
+    def read(bound: Bound) -> Iterator[Item]:
+        if not made:   # read once, at the first file
+            made.append(_clients(files, GoPackages(files), known))
+        yield from made[0].get(bound.path, [])
+
+    return read
+
+
+FRAMEWORK = Framework("grpc_gokit", ("go",), prepare, reads=("go", "proto"))
