@@ -342,7 +342,8 @@ def test_a_null_answer_says_when_the_nearest_examples_or_the_whitened_metric_poi
 
     best = scored("a", [0.80, 0.30], 0.70)
     crowd = scored("b", [0.82, 0.81, 0.81, 0.79, 0.1], 0.69)
-    assert J.disagreement(best, [crowd]) == "4 of the 5 nearest examples belong to skill b (1 to it)"
+    assert J.disagreement(best, [crowd]) == ("4 of the 5 passages nearest the question (title, problem, conditions) "
+                                             "belong to skill b (1 to it)")
     assert J.disagreement(best, [scored("b", [0.82, 0.2], 0.69)]) is None  # 1 each: no majority elsewhere
     assert J.disagreement(best, []) is None
     white = J.disagreement(scored("a", [0.8], 0.7, whitened=0.30), [scored("b", [0.5], 0.6, whitened=0.42),
@@ -354,4 +355,5 @@ def test_a_null_answer_says_when_the_nearest_examples_or_the_whitened_metric_poi
     b = J.Candidate("b", np.r_[0.52, 0.51, 0.51, 0.51, np.full(37, -0.3)], calibration=many, centroid_norm=1.0)
     verdict = J.judge([a, b])
     assert verdict.best == "a" and verdict.skill_id is None
-    assert "the signals disagree: 4 of the 5 nearest examples belong to skill b (1 to it)" in verdict.reason
+    assert ("the signals disagree: 4 of the 5 passages nearest the question (title, problem, conditions) belong to "
+            "skill b (1 to it)") in verdict.reason

@@ -339,8 +339,8 @@ def disagreement(best: Scored, rivals: Sequence[Scored]) -> str | None:
     nearest = [who for _, who in sorted(owners, key=lambda o: -o[0])[:NEAREST_SAID]]
     other = max((r.skill_id for r in rivals), key=nearest.count, default=None)
     if other is not None and nearest.count(other) > nearest.count(best.skill_id):
-        said.append(f"{nearest.count(other)} of the {len(nearest)} nearest examples belong to skill {other} "
-                    f"({nearest.count(best.skill_id)} to it)")
+        said.append(f"{nearest.count(other)} of the {len(nearest)} passages nearest the question (title, problem, "
+                    f"conditions) belong to skill {other} ({nearest.count(best.skill_id)} to it)")
     if best.whitened is not None:
         closer = [r for r in rivals if r.whitened is not None and r.whitened > best.whitened]
         if closer:
