@@ -545,10 +545,48 @@ class Whitened:
         return sorted(moved, key=lambda s: (-s.rank, s.skill_id))
 
 
-#: Judge v11's candidates tried (``--whiten-inputs``): label -> (the whitened cosine's move of the rank, whether the
-#: best one's whitened distance to its skill's mean relative to that skill's radius is an input too).
-INPUT_VARIANTS = {"inputs, shipped order": (0.0, False), "inputs, moved order": (WHITEN_SETTING[1], False),
-                  "inputs + radius, shipped order": (0.0, True), "inputs + radius, moved order": (WHITEN_SETTING[1], True)}
+#: Judge v11's candidates tried (``--whiten-inputs``): label -> (the whitened cosine's move of the rank, the one
+#: more input for the best candidate, if any: ``radius``, its whitened distance to its skill's mean relative to that
+#: skill's radius; see :data:`EXTRA_INPUTS`).
+INPUT_VARIANTS = {"inputs, shipped order": (0.0, None), "inputs, moved order": (WHITEN_SETTING[1], None),
+                  "inputs + radius, shipped order": (0.0, "radius"),
+                  "inputs + radius, moved order": (WHITEN_SETTING[1], "radius")}
+
+#: Per-skill calibration on judge v11's inputs (``--calibration``, session 12; fixed before the run): judge v11 as
+#: shipped (the moved order, 14 inputs) and, as a 15th input for the best candidate, (``p``) its conformal p-value
+#: within its own skill (the share of the skill's conditions whose leave-one-out match is below the question's
+#: match: session 7's evidence on judge v7) or (``white-p``) the same in the whitened space (the share of the
+#: skill's conditions at least as far, whitened, from the mean of the skill's other conditions as the question is
+#: from the skill's mean). The rule: the variant with the largest smallest margin over the four targets in the
+#: whole decision cross-validated.
+CALIBRATION_VARIANTS = {"judge v11 (inputs, moved order)": (WHITEN_SETTING[1], None),
+                        "v11 + conformal p of the match": (WHITEN_SETTING[1], "p"),
+                        "v11 + whitened conformal p": (WHITEN_SETTING[1], "white-p")}
+
+#: The one more input a variant may add (see :data:`INPUT_VARIANTS`, :data:`CALIBRATION_VARIANTS`).
+EXTRA_INPUTS = (None, "radius", "p", "white-p")
+
+
+def white_spreads(blocks: Sequence[np.ndarray], heads: Sequence[int], w: np.ndarray, centre: np.ndarray,
+                  means: np.ndarray) -> list[np.ndarray]:
+    """Each skill's whitened spread, sorted: each condition's whitened distance to the mean of the skill's other
+    conditions (``n / (n - 1)`` times its distance to the skill's whitened mean ``means[i]``); empty under 2."""
+    out = []
+    for block, head, mean in zip(blocks, heads, means, strict=True):
+        block = np.asarray(block, dtype=np.float64)
+        conditions = block[head:] if len(block) > head else block
+        n = len(conditions)
+        out.append(np.sort(n / (n - 1) * np.linalg.norm((conditions - centre) @ w - mean, axis=1))
+                   if n >= 2 else np.empty(0))
+    return out
+
+
+def white_p(spread: np.ndarray, distance: float) -> float:
+    """The share of a skill's conditions at least as far (whitened) from its other conditions' mean as the
+    question is from its mean (1 with no spread: no evidence either way)."""
+    if spread.size == 0:
+        return 1.0
+    return float(spread.size - np.searchsorted(spread, distance, side="left")) / spread.size
 
 
 def skill_radii(blocks: Sequence[np.ndarray], heads: Sequence[int], w: np.ndarray, centre: np.ndarray
@@ -569,22 +607,23 @@ def skill_radii(blocks: Sequence[np.ndarray], heads: Sequence[int], w: np.ndarra
     return np.array(means), np.where(np.isnan(radii_), np.nanmedian(radii_), radii_)
 
 
-def input_rows(scored: Sequence[Any], cosine: Callable[[Any], float], ratio: Callable[[Any], float] | None
+def input_rows(scored: Sequence[Any], cosine: Callable[[Any], float], extra: Callable[[Any], float] | None
                ) -> list[float]:
     """Judge v11's extra inputs for the best of ``scored`` (best first): its whitened prototype cosine, that minus
-    the best rival's, and (``ratio`` given) its whitened distance over its skill's radius."""
+    the best rival's, and (``extra`` given) one more input of the best (see :data:`EXTRA_INPUTS`)."""
     best = cosine(scored[0])
     rival = max((cosine(s) for s in scored[1:]), default=best)
-    return [best, best - rival] + ([ratio(scored[0])] if ratio is not None else [])
+    return [best, best - rival] + ([extra(scored[0])] if extra is not None else [])
 
 
 class WhitenedInputs(Whitened):
     """:class:`Whitened`, the order moved by ``weight`` (0: the shipped order), with the whitened evidence as
     inputs of the network (:meth:`inputs`)."""
 
-    def __init__(self, library: SkillLibrary, store: Any, weight: float, radius: bool) -> None:
+    def __init__(self, library: SkillLibrary, store: Any, weight: float, extra: str | None) -> None:
         super().__init__(library, store, weight=weight)
-        self.radius = radius
+        assert extra in EXTRA_INPUTS, extra
+        self.extra = extra
         ids, blocks, heads = [], [], []
         for node in store.iter_nodes(KIND, IN_USE, with_vectors=True):
             if node.vectors is not None:
@@ -593,17 +632,26 @@ class WhitenedInputs(Whitened):
                 heads.append(head_count({"title": node.name, **node.props}))
         means, radii = skill_radii(blocks, heads, self.w, self.centre)
         self.means, self.radii = dict(zip(ids, means, strict=True)), dict(zip(ids, radii, strict=True))
+        self.spreads = dict(zip(ids, (leave_one_out(b, h) for b, h in zip(blocks, heads, strict=True)), strict=True)) \
+            if extra == "p" else {}
+        self.white = dict(zip(ids, white_spreads(blocks, heads, self.w, self.centre, means), strict=True)) \
+            if extra == "white-p" else {}
 
     def inputs(self, scored: list[J.Scored], vector: np.ndarray) -> list[float]:
         qw = (np.asarray(vector, dtype=np.float64) - self.centre) @ self.w
         q = _unit(qw)
-        ratio = (lambda s: float(np.linalg.norm(qw - self.means[s.skill_id])) / self.radii[s.skill_id]) \
-            if self.radius else None
-        return input_rows(scored, lambda s: float(q @ self.prototypes[s.skill_id]), ratio)
+        extra: Callable[[Any], float] | None = None
+        if self.extra == "radius":
+            extra = lambda s: float(np.linalg.norm(qw - self.means[s.skill_id])) / self.radii[s.skill_id]  # noqa: E731
+        elif self.extra == "p":
+            extra = lambda s: conformal_p(self.spreads.get(s.skill_id), s.match)  # noqa: E731
+        elif self.extra == "white-p":
+            extra = lambda s: white_p(self.white[s.skill_id], float(np.linalg.norm(qw - self.means[s.skill_id])))  # noqa: E731
+        return input_rows(scored, lambda s: float(q @ self.prototypes[s.skill_id]), extra)
 
     @classmethod
-    def variant(cls, weight: float, radius: bool) -> Reranker:
-        return lambda library, store: cls(library, store, weight, radius)
+    def variant(cls, weight: float, extra: str | None) -> Reranker:
+        return lambda library, store: cls(library, store, weight, extra)
 
 
 def _fold_whitening(skills: list[tuple[np.ndarray, int]], shrinkage: float
@@ -642,28 +690,39 @@ def _fold_scores(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chun
         yield part, cos, match, rank, np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES], starts, typical
 
 
-def inputs_simulation(library: SkillLibrary) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """:func:`whitened_simulation` for each of :data:`INPUT_VARIANTS`: each simulated question's evidence with
-    its extra inputs (W, the prototypes and the radii fitted on what each simulation fold keeps), and which were
-    known."""
-    out: dict[str, list[np.ndarray]] = {label: [] for label in INPUT_VARIANTS}
+def inputs_simulation(library: SkillLibrary, variants: dict[str, tuple[float, str | None]] = INPUT_VARIANTS
+                      ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """:func:`whitened_simulation` for each of ``variants``: each simulated question's evidence with its extra
+    inputs (W, the prototypes, the radii and the spreads fitted on what each simulation fold keeps), and which
+    were known."""
+    out: dict[str, list[np.ndarray]] = {label: [] for label in variants}
     shrinkage = WHITEN_SETTING[0]
+    kinds = {extra for _, extra in variants.values()}
 
     def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512,
                whitened: bool = False) -> np.ndarray:
         centre, w, prototypes = _fold_whitening(skills, shrinkage)
-        white_means, radii = skill_radii([b for b, _ in skills], [h for _, h in skills], w, centre)
+        blocks, heads = [b for b, _ in skills], [h for _, h in skills]
+        white_means, radii = skill_radii(blocks, heads, w, centre)
+        spreads = [leave_one_out(b, h) for b, h in skills] if "p" in kinds else []
+        white = white_spreads(blocks, heads, w, centre, white_means) if "white-p" in kinds else []
         for part, cos, match, rank, order, starts, typical in _fold_scores(skills, queries, chunk):
             qw = (part - centre) @ w
-            white = _unit(qw) @ prototypes.T
+            cosines = _unit(qw) @ prototypes.T
             for q, found in enumerate(order):
-                for label, (weight, radius) in INPUT_VARIANTS.items():
-                    ranks = rank[q] + weight * white[q]
+                for label, (weight, kind) in variants.items():
+                    ranks = rank[q] + weight * cosines[q]
                     ranked = sorted(found, key=lambda i: (-ranks[i], i))
                     evs = [Ev(match[q, i], ranks[i], typical[i], cos[q, starts[i]:starts[i + 1]]) for i in ranked]
-                    ratio = (lambda i, v=qw[q]: float(np.linalg.norm(v - white_means[i])) / radii[i]) if radius else None
+                    extra: Callable[[Any], float] | None = None
+                    if kind == "radius":
+                        extra = lambda i, v=qw[q]: float(np.linalg.norm(v - white_means[i])) / radii[i]  # noqa: E731
+                    elif kind == "p":
+                        extra = lambda i, m=match[q]: conformal_p(spreads[i], float(m[i]))  # noqa: E731
+                    elif kind == "white-p":
+                        extra = lambda i, v=qw[q]: white_p(white[i], float(np.linalg.norm(v - white_means[i])))  # noqa: E731
                     out[label].append(np.r_[D.features(evs[0], evs[1:]),
-                                            input_rows(ranked, lambda i, c=white[q]: float(c[i]), ratio)])
+                                            input_rows(ranked, lambda i, c=cosines[q]: float(c[i]), extra)])
         return np.zeros(len(queries))
 
     blocks, heads = library.blocks(library.store())

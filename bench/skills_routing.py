@@ -494,10 +494,11 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
 # -- main ---------------------------------------------------------------------------------------
 
 
-def whiten_inputs(cache: CachedEmbedder) -> None:
-    """Judge v11's candidates (``skills_fit.INPUT_VARIANTS``) on the tool folds: the decision refitted on each
-    (in sample), then judge v7's level and the whole decision cross-validated."""
-    variants = skills_fit.INPUT_VARIANTS
+def whiten_inputs(cache: CachedEmbedder, variants: dict[str, tuple[float, str | None]] = skills_fit.INPUT_VARIANTS
+                  ) -> None:
+    """Judge v11's candidates (``skills_fit.INPUT_VARIANTS``; ``--calibration``: ``CALIBRATION_VARIANTS``) on the
+    tool folds: the decision refitted on each (in sample), then judge v7's level and the whole decision
+    cross-validated."""
     with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
         runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
         _, _, _, reranked = skills_fit.tool_tables(
@@ -509,7 +510,8 @@ def whiten_inputs(cache: CachedEmbedder) -> None:
         nets = skills_fit.refit_decisions(tables, cross=False)
         sims: dict[str, dict[str, list]] = {label: {} for label in variants}
         for name in skills_fit.TARGETS:
-            simulated = [skills_fit.inputs_simulation(SkillLibrary(runtime, f"{name}-{k}")) for k in range(5)]
+            simulated = [skills_fit.inputs_simulation(SkillLibrary(runtime, f"{name}-{k}"), variants)
+                         for k in range(5)]
             for label in variants:
                 sims[label][name] = [(rows[label], known) for rows, known in simulated]
         runtime.close()
@@ -540,6 +542,9 @@ def main() -> None:
                         help="only LDA whitening for top-1 on the training folds (tried for judge v10)")
     parser.add_argument("--whiten-inputs", action="store_true",
                         help="only the whitened evidence as network inputs on the training folds (tried for judge v11)")
+    parser.add_argument("--calibration", action="store_true",
+                        help="only per-skill calibration (conformal p-values) on judge v11's inputs on the training "
+                             "folds (tried for judge v12)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
@@ -573,6 +578,9 @@ def run(args: argparse.Namespace, cache: CachedEmbedder) -> None:
         return
     if args.whiten_inputs:
         whiten_inputs(cache)
+        return
+    if args.calibration:
+        whiten_inputs(cache, skills_fit.CALIBRATION_VARIANTS)
         return
     if args.conformal:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:

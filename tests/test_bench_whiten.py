@@ -78,3 +78,26 @@ def test_judge_v11_s_inputs_and_the_skills_radii():
     assert radii[3] == pytest.approx(np.median(radii[:3]))
     assert F.input_rows(["a", "b", "c"], {"a": 0.5, "b": 0.2, "c": 0.3}.get, None) == pytest.approx([0.5, 0.2])
     assert F.input_rows(["a"], {"a": 0.5}.get, lambda s: 1.5) == pytest.approx([0.5, 0.0, 1.5])
+
+
+def test_session_12_s_per_skill_calibration_inputs():
+    """The inputs tried for judge v12 (``--calibration``): a skill's whitened spread is each condition's whitened
+    distance to the mean of its other conditions, sorted, and the question's whitened p-value the share of them at
+    least as far as the question is from the skill's mean (1 with no spread); the match's p-value the share of the
+    skill's leave-one-out matches below the question's."""
+    rng = np.random.default_rng(4)
+    blocks = [np.vstack([rng.normal(size=(1, 8)), rng.normal(loc=i, size=(6, 8))]) for i in range(2)]
+    blocks.append(rng.normal(size=(2, 8)))  # one condition: no spread
+    w, centre = np.diag(np.linspace(0.5, 2.0, 8)), np.full(8, 0.1)
+    means, _ = F.skill_radii(blocks, [1, 1, 1], w, centre)
+    spreads = F.white_spreads(blocks, [1, 1, 1], w, centre, means)
+    conditions = (blocks[0][1:] - centre) @ w
+    expected = sorted(np.linalg.norm(c - np.delete(conditions, i, axis=0).mean(axis=0))
+                      for i, c in enumerate(conditions))
+    assert spreads[0] == pytest.approx(expected) and spreads[2].size == 0
+    assert F.white_p(spreads[0], 0.0) == 1.0 and F.white_p(spreads[0], expected[-1] + 1) == 0.0
+    assert F.white_p(spreads[0], (expected[1] + expected[2]) / 2) == pytest.approx(4 / 6)
+    assert F.white_p(spreads[2], 5.0) == 1.0
+    spread = np.array([0.5, 0.6, 0.7, 0.8])
+    assert F.conformal_p(spread, 0.65) == 0.5 and F.conformal_p(None, 0.1) == 1.0
+    assert set(F.CALIBRATION_VARIANTS.values()) == {(F.WHITEN_SETTING[1], x) for x in (None, "p", "white-p")}

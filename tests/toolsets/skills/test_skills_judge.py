@@ -308,3 +308,52 @@ def test_a_search_refused_as_a_guess_answers_at_no_bias():
     clear = J.judge([J.Candidate("a", [0.95]), J.Candidate("b", [0.3])])
     assert clear.answers_at(0.0) and not clear.answers_at(-clear.value - 0.01)
     assert not J.judge([]).answers_at(10.0)
+
+
+def test_a_null_answer_names_every_check_that_refused_it():
+    # a weak match (far below what the skill's examples reach) with a runner-up as close: both are said, not
+    # only the margin (the audit's "weather in Paris tomorrow": score 0.07, reason "the runner-up is as close")
+    many = J.Calibration(40, 0.75)
+    cos = np.r_[0.12, np.linspace(0.0, 0.1, 40)]
+    weak = J.judge([J.Candidate("a", cos, calibration=many), J.Candidate("b", cos, calibration=many)])
+    assert weak.skill_id is None and weak.guess
+    assert weak.reason.startswith("2 checks refused it:")
+    assert "(1) too low a score: the network" in weak.reason and "0.5 needed" in weak.reason
+    assert "is far below what its examples reach (0.7" in weak.reason
+    assert "(2) too close a runner-up: skill b ranks exactly as high (margin 0): choosing would be a guess" in weak.reason
+    # the margin alone: the score that would have been enough is said, so it does not read as a weak match
+    strong = J.judge([J.Candidate("a", [0.95], calibration=J.Calibration(9, 0.5)),
+                      J.Candidate("b", [0.95 - J.LINEAR_MIN_MARGIN / 3])])
+    assert strong.skill_id is None and strong.guess
+    assert strong.reason.startswith("1 check refused it (its score alone would have been enough: the linear rule")
+    assert "(1) too close a runner-up: the runner-up, skill b, is as close" in strong.reason
+    assert "too low a score" not in strong.reason
+    # the score alone
+    short = J.judge([J.Candidate("a", [0.35]), J.Candidate("b", [0.32])])
+    assert short.skill_id is None and not short.guess
+    assert short.reason.startswith("1 check refused it: (1) too low a score: the linear rule")
+    assert "runner-up:" not in short.reason
+
+
+def test_a_null_answer_says_when_the_nearest_examples_or_the_whitened_metric_point_elsewhere():
+    def scored(skill: str, cosines: list[float], rank: float, whitened: float | None = None) -> J.Scored:
+        return J.Scored(skill, max(cosines), max(cosines), rank, 0.6, 0, cosines=np.array(cosines),
+                        whitened=whitened)
+
+    best = scored("a", [0.80, 0.30], 0.70)
+    crowd = scored("b", [0.82, 0.81, 0.81, 0.79, 0.1], 0.69)
+    assert J.disagreement(best, [crowd]) == ("4 of the 5 passages nearest the question (title, problem, conditions) "
+                                             "belong to skill b (1 to it)")
+    assert J.disagreement(best, [scored("b", [0.82, 0.2], 0.69)]) is None  # 1 each: no majority elsewhere
+    assert J.disagreement(best, []) is None
+    white = J.disagreement(scored("a", [0.8], 0.7, whitened=0.30), [scored("b", [0.5], 0.6, whitened=0.42),
+                                                                    scored("c", [0.4], 0.5, whitened=0.35)])
+    assert white == "in the library's whitened space skill b is closer (0.420 against 0.300)"
+    # and the judge's refusal carries it
+    many = J.Calibration(40, 0.9)
+    a = J.Candidate("a", np.r_[0.5, np.full(40, 0.05)], calibration=many, centroid_norm=0.2)
+    b = J.Candidate("b", np.r_[0.52, 0.51, 0.51, 0.51, np.full(37, -0.3)], calibration=many, centroid_norm=1.0)
+    verdict = J.judge([a, b])
+    assert verdict.best == "a" and verdict.skill_id is None
+    assert ("the signals disagree: 4 of the 5 passages nearest the question (title, problem, conditions) belong to "
+            "skill b (1 to it)") in verdict.reason

@@ -76,6 +76,22 @@ def test_no_answer_names_the_nearest_skill_and_what_it_lacked(runtime, ids):
     assert "margin over the runner-up" in out.evidence.decision or "guess" in out.evidence.decision
 
 
+def test_a_refusal_for_a_weak_match_says_the_score_was_too_low(runtime, ids):
+    # the audit's case: far from every skill; the reason said only that the runner-up was as close
+    out = run(runtime, "search_skills", query="what is the weather in Paris tomorrow")
+    assert out.skill is None and out.evidence.score < 0.5
+    title = next(c.title for c in out.evidence.candidates if c.skill_id == out.evidence.nearest)
+    assert out.evidence.decision.startswith(f"no skill: the nearest, {title!r}, lacked evidence: ")
+    assert "refused it" in out.evidence.decision and "(1) too low a score: " in out.evidence.decision
+    assert "far below what its examples reach" in out.evidence.decision
+
+
+def test_titled_names_each_skill_by_its_title():
+    assert evidence.titled("skill a1 ranks exactly as high; 4 of the 5 nearest examples belong to skill b2",
+                           {"a1": "Reset a password", "b2": "Refund"}) == (
+        "'Reset a password' (skill a1) ranks exactly as high; 4 of the 5 nearest examples belong to 'Refund' (skill b2)")
+
+
 def test_an_imported_template_is_returned_marked_as_one(runtime, tmp_path):
     path = tmp_path / "intents.jsonl"
     path.write_text('{"text": "what is my account balance", "intent": "balance"}\n'

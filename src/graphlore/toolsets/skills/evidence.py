@@ -79,10 +79,19 @@ def build(found: Sequence[Stored], verdict: judge.Verdict, vector: np.ndarray | 
             matched=matched(stored, scored.cosines), failed_on=failed_on(stored, scored, negative)))
     nearest = (verdict.best or (verdict.scored[0].skill_id if verdict.scored else None)) if answer is None else None
     if decision is None:
-        decision = verdict.reason + (f" (the shipped bias: {verdict.calibration})" if verdict.calibration else "")
+        decision = titled(verdict.reason, {i: s.fields["title"] for i, s in by_id.items()})
+        decision += f" (the shipped bias: {verdict.calibration})" if verdict.calibration else ""
         if answer is None and verdict.best is not None:
             decision = f"no skill: the nearest, {by_id[nearest].fields['title']!r}, lacked evidence: {decision}"
         elif answer is None:
             decision = f"no skill: {decision}"
     return RoutingEvidence(candidates=rows, margin=round(verdict.margin, 4), score=floored(verdict.score, 4),
                            decision=decision, nearest=nearest)
+
+
+def titled(reason: str, titles: Mapping[str, str]) -> str:
+    """The judge's ``reason`` with each skill it names by id (``skill <id>``) also named by its title, as a user
+    knows it."""
+    for skill_id, title in titles.items():
+        reason = reason.replace(f"skill {skill_id}", f"{title!r} (skill {skill_id})")
+    return reason

@@ -263,23 +263,26 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
         value, least, rule = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN, "the linear rule"
         rule += " on the plain rank" if whitened else ""
     rule = f"{rule} (a skill of {best.examples} conditions)"
+    guard = None
     if rivals and (margin < least or margin <= 0):  # a tie is a guess, whatever the fitted minimum
         if margin < 0 and whitened and best.examples < NETWORK_EXAMPLES:
-            why = (f"skill {runner.skill_id} ranks above it before the whitened move (margin {margin:.3f}), "
-                   "which the linear rule does not read")
+            guard = (f"skill {runner.skill_id} ranks above it before the whitened move (margin {margin:.3f}), "
+                     "which the linear rule does not read")
         elif margin < 0:
-            why = f"skill {rivals[0].skill_id}, ranked above it (margin {margin:.3f}), failed on a question like this one"
+            guard = f"skill {rivals[0].skill_id}, ranked above it (margin {margin:.3f}), failed on a question like this one"
         elif margin == 0:
-            why = f"skill {rivals[0].skill_id} ranks exactly as high (margin 0)"
+            guard = f"skill {rivals[0].skill_id} ranks exactly as high (margin 0)"
         else:
-            why = f"the runner-up is as close (margin {margin:.3f} < {least:g})"
-        return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9), f"{why}: choosing would be a guess",
-                       guess=True)
-    if value >= 0:
+            guard = f"the runner-up, skill {rivals[0].skill_id}, is as close (margin {margin:.3f} < {least:g})"
+        guard += ": choosing would be a guess"
+    if guard is None and value >= 0:
         return Verdict(best.skill_id, best.skill_id, scored, margin, value,
                        f"{rule} scores {sigmoid(value):.2f}, 0.5 is enough: match {best.match:.3f} (typical {best.typical:.3f}), "
                        f"{_margin(margin, bool(rivals))}")
-    return Verdict(None, best.skill_id, scored, margin, value, why_not(best, margin, value, rule, bool(rivals)))
+    reason = why_not(best, margin, value, rule, bool(rivals), guard=guard, disagreement=disagreement(best, rivals))
+    if guard is None:
+        return Verdict(None, best.skill_id, scored, margin, value, reason)
+    return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9), reason, guess=True)
 
 
 def plain_rank(scored: Scored) -> float:
@@ -296,9 +299,52 @@ def _margin(margin: float, rivals: bool) -> str:
     return f"margin over the runner-up {margin:.3f}" if rivals else "no other candidate"
 
 
-def why_not(best: Scored, margin: float, value: float, rule: str = "the evidence", rivals: bool = True) -> str:
-    """What the best candidate lacked, in words: how its match compares to its examples', the margin, and what
-    the rule that decided (``rule``) scored it."""
-    below = (f"match {best.match:.3f} is below what its examples reach ({best.typical:.3f})" if best.match < best.typical
-             else f"match {best.match:.3f} (its examples reach {best.typical:.3f})")
-    return f"{below}; {_margin(margin, rivals)}; {rule} scores {sigmoid(value):.2f}, 0.5 needed"
+def why_not(best: Scored, margin: float, value: float, rule: str = "the evidence", rivals: bool = True,
+            guard: str | None = None, disagreement: str | None = None) -> str:
+    """What the best candidate lacked, in words, naming every check that refused it: too low a score (what
+    ``rule`` scored it, and how its match compares to its examples'), too close a runner-up (``guard``: the margin
+    guard's sentence) and signals that point elsewhere (``disagreement``). A score that was enough on its own is
+    said too, so a refusal by the margin alone does not read as a weak match."""
+    gap = best.typical - best.match
+    below = (f"match {best.match:.3f} is {'far ' if gap >= FAR_BELOW else ''}below what its examples reach "
+             f"({best.typical:.3f})" if gap > 0 else f"match {best.match:.3f} (its examples reach {best.typical:.3f})")
+    refused = []
+    if value < 0:
+        refused.append(f"too low a score: {rule} scores {sigmoid(value):.2f}, 0.5 needed; {below}; "
+                       f"{_margin(margin, rivals)}")
+    if guard is not None:
+        refused.append(f"too close a runner-up: {guard}")
+    if disagreement is not None:
+        refused.append(f"the signals disagree: {disagreement}")
+    head = f"{len(refused)} check{'s' if len(refused) > 1 else ''} refused it"
+    enough = (f" (its score alone would have been enough: {rule} scores {sigmoid(value):.2f}; {below})"
+              if value >= 0 else "")
+    return f"{head}{enough}: " + "; ".join(f"({n}) {text}" for n, text in enumerate(refused, 1))
+
+
+#: A match this far (cosine units) under what the skill's own examples reach is "far below" in a reason.
+FAR_BELOW = 0.1
+#: Passages nearest the query (over every candidate) whose owners a reason counts.
+NEAREST_SAID = 5
+
+
+def disagreement(best: Scored, rivals: Sequence[Scored]) -> str | None:
+    """Which of the evidence the network reads points to another candidate than the best-ranked one, in words:
+    the owners of the 5 passages nearest the query (another skill owning more of them than the best one) and, in
+    a calibrated library, the whitened metric (another candidate closer to its skill's mean condition). None when
+    they agree."""
+    said = []
+    owners = [(float(c), best.skill_id) for c in best.cosines]
+    owners += [(float(c), r.skill_id) for r in rivals for c in r.cosines]
+    nearest = [who for _, who in sorted(owners, key=lambda o: -o[0])[:NEAREST_SAID]]
+    other = max((r.skill_id for r in rivals), key=nearest.count, default=None)
+    if other is not None and nearest.count(other) > nearest.count(best.skill_id):
+        said.append(f"{nearest.count(other)} of the {len(nearest)} passages nearest the question (title, problem, "
+                    f"conditions) belong to skill {other} ({nearest.count(best.skill_id)} to it)")
+    if best.whitened is not None:
+        closer = [r for r in rivals if r.whitened is not None and r.whitened > best.whitened]
+        if closer:
+            top = max(closer, key=lambda r: r.whitened)
+            said.append(f"in the library's whitened space skill {top.skill_id} is closer ({top.whitened:.3f} against "
+                        f"{best.whitened:.3f})")
+    return "; ".join(said) or None
