@@ -272,3 +272,22 @@ def test_the_code_toolset_has_no_import_cycle():
         if module not in state:
             visit(module, [module])
     assert cycles == []
+
+
+def test_the_source_reader_finds_an_import_in_every_kind_of_block(tmp_path):
+    """The reader walks statements only (expressions hold none): an import nested in any block is found, in
+    source order, and one under ``if TYPE_CHECKING:`` is marked."""
+    path = tmp_path / "nested.py"
+    path.write_text(
+        "import a\n"
+        "if TYPE_CHECKING:\n    import b\nif a:\n    pass\nelse:\n    import c\n"
+        "try:\n    import d\nexcept ImportError:\n    import e\nelse:\n    import f\nfinally:\n    import g\n"
+        "class K:\n    @staticmethod\n    def m(x=lambda: 0):\n        with open(x):\n            import h\n"
+        "for _ in ():\n    import i\nelse:\n    import j\n"
+        "while False:\n    import k\n"
+        "match 1:\n    case 1 if True:\n        import m\n"
+        "async def n():\n    async with x:\n        from . import o\n", encoding="utf-8")
+    found = module_source(path).imports
+    assert [s.names[0] for s in found] == list("abcdefghijkmo")
+    assert [s.names[0] for s in found if s.type_checking] == ["b"]
+    assert found[-1].level == 1

@@ -6,11 +6,15 @@ profile; these tests also read every test file with ``ast`` so that none brings 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
 TESTS = Path(__file__).parent
+#: A call of ``settings`` or of a ``*_profile`` function, however it is spaced or continued: only the files
+#: holding one are parsed (parsing all ~250 test files took most of the file check's time).
+MAY_CALL = re.compile(r"(settings|_profile)[\s\\]*\(")
 
 
 def test_the_loaded_profile_times_nothing_by_the_wall_clock():
@@ -46,8 +50,10 @@ def test_no_test_file_brings_a_wall_clock_check_back():
     for path in sorted(TESTS.rglob("*.py")):
         if "fixtures" in path.relative_to(TESTS).parts:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        text = path.read_text(encoding="utf-8")
+        if not MAY_CALL.search(text):
+            continue
+        for node in ast.walk(ast.parse(text)):
             if not isinstance(node, ast.Call):
                 continue
             name = ast.unparse(node.func)
@@ -65,3 +71,10 @@ def test_the_file_check_sees_a_deadline_and_a_lost_too_slow():
     assert keeps_the_profile(call("settings(max_examples=5, deadline=200)")) == "deadline=200"
     assert "without too_slow" in keeps_the_profile(call("settings(suppress_health_check=[HealthCheck.data_too_large])"))
     assert keeps_the_profile(call("settings(max_examples=5, suppress_health_check=list(HealthCheck))")) == ""
+
+
+def test_the_file_check_reads_every_file_that_may_call_settings():
+    for text in ("@settings(deadline=1)", "hypothesis.settings (deadline=1)", "x = settings\\\n    (deadline=1)",
+                 "@settings(\n    deadline=1)", "settings.register_profile('x')", "load_profile ('x')"):
+        assert MAY_CALL.search(text), text
+    assert not MAY_CALL.search("def test(settings):\n    runtime = Runtime(settings)")
