@@ -26,7 +26,7 @@ hypothesis_settings.load_profile("graphlore")
 
 #: The run caches what it compiles (graphlore's modules, and the test modules pytest rewrites for its assertion
 #: messages) in ``__pycache__`` even where PYTHONDONTWRITEBYTECODE is set, as some containers do: compiling them
-#: again at every run was half of the everyday run's collection (33 -> 14.5 s CPU with the cache). Set before any
+#: again at every run was half of the everyday run's collection. Set before any
 #: test module is imported; processes the tests start keep the environment's setting.
 sys.dont_write_bytecode = False
 
