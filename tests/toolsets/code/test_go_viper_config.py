@@ -119,3 +119,22 @@ def test_the_config_file_viper_reads_gives_its_value_per_key(tmp_path: Path):
     assert found is not None
     assert found.files == {"orders.grpc.port": {"configs/app.yaml:3": "4200"},
                            "cache.ttl": {"svc/extra.toml": "30s"}}
+
+
+def test_a_credential_keys_default_and_file_value_are_redacted(tmp_path: Path):
+    """``jwt.secret`` and ``s3.secretKey`` (camelCase, lost in viper's lower-cased key) are credentials: their
+    values are never shown; an address beside them is."""
+    (tmp_path / "app.yaml").write_text("s3:\n  secretKey: abc123\n  endpoint: http://minio:9000\n")
+    setup = (_IMPORT + 'func init() {\n\tviper.SetConfigFile("app.yaml")\n'
+             '\tviper.SetDefault("jwt.secret", "replaceme")\n\tviper.SetDefault("s3.secretKey", "changeit")\n}\n\n'
+             'func Use() {\n\t_ = viper.GetString("jwt.secret") + viper.GetString("s3.secretKey")'
+             ' + viper.GetString("s3.endpoint")\n}\n')
+    (tmp_path / "go.mod").write_text("module example.com/app\n\ngo 1.21\n")
+    (tmp_path / "main.go").write_text("package main\n\n" + setup)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    lines = [line for n in nodes.values() if n.kind == "microservice" for line in n.props.get("config", [])]
+    shown = "\n".join(line for line in lines if "; read as " in line)   # this reader's lines
+    assert "jwt.secret: redacted (viper default" in shown
+    assert "s3.secretkey: redacted (viper default" in shown and "config file app.yaml:2 sets redacted" in shown
+    assert "replaceme" not in shown and "changeit" not in shown and "abc123" not in shown
+    assert "config file app.yaml:3 sets http://minio:9000" in shown

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..layout.layout import Layout
 from ..model import FileFacts
+from .secrets import shown_value
 from .settings import _flatten
 from .yaml_lines import documents
 
@@ -59,6 +60,7 @@ class Viper:
     bound: dict[str, str | None] = field(default_factory=dict)          # key -> variable (None: automatic name)
     paths: dict[str, str] = field(default_factory=dict)                 # Go field path -> key
     files: dict[str, dict[str, str]] = field(default_factory=dict)      # key -> {file:line: value}
+    spelled: dict[str, str] = field(default_factory=dict)               # key -> as a SetDefault writes it
 
     def variable(self, key: str) -> str | None:
         """The environment variable that overrides ``key``, or None where viper binds none."""
@@ -200,6 +202,7 @@ def read_viper(texts: dict[str, str], root: Path | None = None) -> Viper | None:
     for path, text in sorted(using.items()):
         for m in _DEFAULT.finditer(text):
             found.defaults.setdefault(m.group(1).lower(), (_value(m.group(2)), f"{path}:{_line(text, m.start())}"))
+            found.spelled.setdefault(m.group(1).lower(), m.group(1))
         for m in _PREFIX.finditer(text):
             found.prefix = m.group(1)
         for m in _REPLACER.finditer(text):
@@ -235,6 +238,16 @@ def keys_read(text: str, viper: Viper) -> list[tuple[str, str, int]]:
     return [(key, written, _line(text, start)) for start, key, written in sorted(out)]
 
 
+def _shown(key: str, written: str, value: str) -> str:
+    """A value as `secrets.shown_value` shows it: redacted where the key, in any of its spellings (the lower-cased
+    key loses ``secretKey``'s camelCase), names a credential."""
+    for spelling in (key, written):
+        shown = shown_value(spelling, value)
+        if shown != value:
+            return shown
+    return value
+
+
 def viper_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:
     """Per microservice, a line per viper key its code reads (see the module docstring)."""
     texts: dict[str, str] = {}
@@ -254,9 +267,10 @@ def viper_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> 
             for key, written, line in keys_read(texts[path], viper):
                 default = viper.defaults.get(key)
                 variable = viper.variable(key)
-                shown = (f"{key}: {default[0]} (viper default, {default[1]})" if default
+                spelled = viper.spelled.get(key, written)
+                shown = (f"{key}: {_shown(spelled, written, default[0])} (viper default, {default[1]})" if default
                          else f"{key}: no default in the code")
-                shown += "".join(f"; config file {where} sets {value}"
+                shown += "".join(f"; config file {where} sets {_shown(spelled, written, value)}"
                                  for where, value in viper.files.get(key, {}).items())
                 shown += f"; read as {written} ({path}:{line})"
                 shown += f"; environment {variable} overrides it" if variable else ""
