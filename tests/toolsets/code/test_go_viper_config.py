@@ -42,8 +42,8 @@ def test_mapstructure_tags_named_types_and_squash_map_a_field_to_its_key():
     found = read_viper({"settings.go": setup})
     assert found is not None
     assert found.paths == {"LogLevel": "log_level", "HTTP.ListenPort": "http.listen_port"}
-    assert keys_read("x := s.HTTP.ListenPort\ny := s.LogLevel\n", found) == [
-        ("http.listen_port", "HTTP.ListenPort", 1), ("log_level", "LogLevel", 2)]
+    assert keys_read("func use(s Settings) {\n\tx := s.HTTP.ListenPort\n\ty := s.LogLevel\n}\n", found) == [
+        ("http.listen_port", "HTTP.ListenPort", 2), ("log_level", "LogLevel", 3)]
 
 
 def test_a_get_call_reads_its_key_and_the_prefix_and_bind_env_name_the_variable():
@@ -138,3 +138,15 @@ def test_a_credential_keys_default_and_file_value_are_redacted(tmp_path: Path):
     assert "s3.secretkey: redacted (viper default" in shown and "config file app.yaml:2 sets redacted" in shown
     assert "replaceme" not in shown and "changeit" not in shown and "abc123" not in shown
     assert "config file app.yaml:3 sets http://minio:9000" in shown
+
+
+def test_a_one_field_path_counts_only_where_the_filled_struct_is_named():
+    """``Config{Port}`` filled by viper: ``cfg.Port`` in a file that names ``Config`` is the setting; ``srv.Port``
+    in a file that never names it is another struct's field."""
+    setup = (_IMPORT + "type Config struct {\n\tPort string\n}\n\n"
+             'func Load() Config {\n\tviper.SetDefault("port", "8080")\n\tvar c Config\n'
+             "\t_ = viper.Unmarshal(&c)\n\treturn c\n}\n")
+    found = read_viper({"config.go": setup})
+    assert found is not None
+    assert keys_read("func Run(cfg Config) {\n\tlisten(cfg.Port)\n}\n", found) == [("port", "Port", 2)]
+    assert keys_read("func Dial(srv Server) {\n\tdial(srv.Port)\n}\n", found) == []

@@ -5,7 +5,8 @@ does it listen on" is answered from the key's default and the deployment's varia
 **Keys read**: ``viper.GetString("a.b")`` (any ``Get*``, on ``viper`` or an instance from ``viper.New()``), and a
 field path of the struct ``viper.Unmarshal(&cfg)`` fills (``cfg.Match.Grpc.Port``: each field's key is its
 ``mapstructure:"..."`` tag, else its name, as viper matches it, case-insensitively; nested anonymous structs and
-named struct types followed; an embedded ``,squash`` field adds its fields to its parent's).
+named struct types followed; an embedded ``,squash`` field adds its fields to its parent's; a one-field path, ``cfg.Port``, only in a file that
+names the filled struct's type).
 **Defaults**: ``SetDefault("a.b", value)`` (the value as written; a plain string literal unquoted).
 **Environment**: ``AutomaticEnv()`` binds every key to ``PREFIX_`` (``SetEnvPrefix``) + the key upper-cased, the
 ``SetEnvKeyReplacer(strings.NewReplacer(".", "_"))`` pairs applied; ``BindEnv("a.b", "VAR")`` binds one key to
@@ -61,6 +62,7 @@ class Viper:
     paths: dict[str, str] = field(default_factory=dict)                 # Go field path -> key
     files: dict[str, dict[str, str]] = field(default_factory=dict)      # key -> {file:line: value}
     spelled: dict[str, str] = field(default_factory=dict)               # key -> as a SetDefault writes it
+    roots: set[str] = field(default_factory=set)                        # the struct types Unmarshal fills
 
     def variable(self, key: str) -> str | None:
         """The environment variable that overrides ``key``, or None where viper binds none."""
@@ -215,6 +217,7 @@ def read_viper(texts: dict[str, str], root: Path | None = None) -> Viper | None:
         for m in _UNMARSHAL.finditer(text):
             struct = _root_type(text, m.group(1))
             if struct is not None:
+                found.roots.add(struct)
                 found.paths.update(_paths(structs, struct))
         for rel in _config_files(path, text, root) if root is not None else ():
             for key, (value, where) in _file_settings(root, rel).items():
@@ -223,8 +226,10 @@ def read_viper(texts: dict[str, str], root: Path | None = None) -> Viper | None:
 
 
 def keys_read(text: str, viper: Viper) -> list[tuple[str, str, int]]:
-    """The viper keys a file's code reads: (key, as written, line), in file order."""
+    """The viper keys a file's code reads: (key, as written, line), in file order. A one-field path (``x.Port``)
+    counts only in a file that names the filled struct's type (any ``x.Port`` is no setting otherwise)."""
     out: list[tuple[int, str, str]] = []
+    names_root = any(re.search(rf"\b{re.escape(root)}\b", text) for root in viper.roots)
     for m in _GET.finditer(text):
         if m.group(1) == "viper" or m.group(2).lower() in viper.defaults:
             out.append((m.start(), m.group(2).lower(), f'Get("{m.group(2)}")'))
@@ -232,7 +237,7 @@ def keys_read(text: str, viper: Viper) -> list[tuple[str, str, int]]:
         parts = m.group(1).lstrip(".").split(".")
         for size in range(len(parts), 0, -1):
             key = viper.paths.get(".".join(parts[:size]))
-            if key is not None:
+            if key is not None and (size > 1 or names_root):
                 out.append((m.start(1), key, ".".join(parts[:size])))
                 break
     return [(key, written, _line(text, start)) for start, key, written in sorted(out)]
