@@ -133,7 +133,8 @@ def test_a_credential_keys_default_and_file_value_are_redacted(tmp_path: Path):
     (tmp_path / "main.go").write_text("package main\n\n" + setup)
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
     lines = [line for n in nodes.values() if n.kind == "microservice" for line in n.props.get("config", [])]
-    shown = "\n".join(line for line in lines if "; read as " in line)   # this reader's lines
+    assert "s3.secretKey: redacted (app.yaml:2)" in lines   # the file's own listing (app_config) redacts it too
+    shown = "\n".join(lines)
     assert "jwt.secret: redacted (viper default" in shown
     assert "s3.secretkey: redacted (viper default" in shown and "config file app.yaml:2 sets redacted" in shown
     assert "replaceme" not in shown and "changeit" not in shown and "abc123" not in shown
