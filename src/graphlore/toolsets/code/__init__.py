@@ -85,6 +85,7 @@ The map (packages by concern; a package imports only the packages above it)::
       app_config.py               the settings files a service's code reads (config.yml), Go env tag overrides
       dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
       jndi_config.py              a Java web app's container settings (web.xml, context.xml) and JNDI reads
+      viper_config.py             Go settings read through viper: key, SetDefault, config file, bound env variable
       aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
       virtual_hosts.py            the host names an nginx configuration answers to (server_name)

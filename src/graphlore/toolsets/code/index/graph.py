@@ -61,6 +61,7 @@ from ..services.jndi_config import jndi_config
 from ..services.links import link
 from ..services.settings import Values, module_values
 from ..services.unreadable import owner, unreadable_files
+from ..services.viper_config import viper_config
 
 
 @contextmanager
@@ -205,7 +206,7 @@ class CodeGraph:
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
             for extra in (dotnet_config(layout, self.root, running), app_config(layout, self.root, running),
-                          jndi_config(layout, self.root, running)):
+                          viper_config(layout, self.root, running), jndi_config(layout, self.root, running)):
                 for service, lines in extra.items():
                     config[service] = list(dict.fromkeys(config.get(service, []) + lines))
             roots = {node.name: node.props["root"] for node in self.layout_nodes if node.kind == "microservice"}

@@ -206,7 +206,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: in; go-kit gRPC clients (``grpctransport.NewClient``) are read, and a Go ``RegisterXServer`` of a name several
 #: ``.proto`` packages declare picks the one beside the imported package (format 64: neither, ``{?}.X/{?}``); a
 #: gRPC route resolves by its full method name (``pkg.Service/Method``).
-FORMAT = 65
+#: 66: a Go service's ``describe`` lists each viper key its code reads (``viper.Get*("a.b")``, a field path of the
+#: struct ``viper.Unmarshal`` fills) with its ``SetDefault`` value and the environment variable that overrides it;
+#: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
+FORMAT = 66
 
 
 def _context(values: list) -> FileContext:

@@ -4,6 +4,7 @@ module folders whose name a call of the module's code passes (``cleanenv.ReadCon
 A file no call names is not shown (a fixture or another tool's file is no setting the service reads). Where a
 Go struct field maps a key to an environment variable (``yaml:"product_host" env:"GRPC_PRODUCT_HOST"``), the
 line says so: the deployment's value of that variable (also in the ``describe``) overrides the file's.
+A credential key's value is shown ``redacted`` (`secrets.shown_value`).
 Read on every update (the files are few and small); TOML and INI files are not read."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from ..layout.layout import Layout
 from ..model import FileFacts
+from .secrets import shown_value
 from .settings import _flatten
 from .yaml_lines import documents
 
@@ -85,6 +87,7 @@ def _settings(rel: str, text: str, env: dict[str, str]) -> list[str]:
                 left += 1
                 continue
             line = lines.get(key)
+            value = shown_value(key, value)   # a credential's value is never shown (secrets.py)
             var = env.get(key)
             over = f", overridden by environment {var}" if var else ""
             out.append(f"{key}: {value} ({rel}:{line}{over})" if line else f"{key}: {value} ({rel}{over})")
