@@ -206,7 +206,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: in; go-kit gRPC clients (``grpctransport.NewClient``) are read, and a Go ``RegisterXServer`` of a name several
 #: ``.proto`` packages declare picks the one beside the imported package (format 64: neither, ``{?}.X/{?}``); a
 #: gRPC route resolves by its full method name (``pkg.Service/Method``).
-FORMAT = 65
+#: 66: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
+#: profile the deployment's evidence does not run is stored unresolved and unlinked (format 65 linked every profile's).
+FORMAT = 66
 
 
 def _context(values: list) -> FileContext:
