@@ -33,19 +33,28 @@ def _tree(base: str = "server:\n  port: 8080\n", dockerfile: str = "FROM eclipse
         "gateway/Dockerfile": dockerfile, "gateway/pom.xml": GATEWAY_POM,
         "gateway/src/main/java/shop/GatewayApplication.java": GATEWAY_APP,
         "gateway/src/main/resources/application.yml": base,
-        # the developer's route (to a service run on the laptop) and the deployed one
-        "gateway/src/main/resources/application-dev.yml": _routes("/local/**", "http://localhost:8000"),
+        # the developer's route and the deployed one, both to the orders service
+        "gateway/src/main/resources/application-dev.yml": _routes("/orders/**", "http://orders:8000"),
         "gateway/src/main/resources/application-prod.yml": _routes("/**", "http://orders:8000"),
-        "docker-compose.yml": "services:\n  gateway:\n" + gateway_unit + "  orders:\n    build: ./orders\n"}
+        # an nginx in front of the gateway: its ``location /`` reaches the gateway's routes the deployment runs
+        "edge/templates/default.conf.template": "server {\n  location / { proxy_pass http://gateway:8080; }\n}\n",
+        "docker-compose.yml": "services:\n  edge:\n    image: nginx:1.27\n    volumes:\n"
+                              "      - ./edge/templates:/etc/nginx/templates\n  gateway:\n" + gateway_unit
+                              + "  orders:\n    build: ./orders\n"}
 
 
 def _gateway_routes(tmp_path: Path, files: dict[str, str]):
+    """The gateway's routes by label, and the labels of those linked: from them (to orders) and to them (from the
+    nginx in front)."""
     write_tree(tmp_path, files)
     nodes, edges = CodeGraph.build(tmp_path).snapshot()
     routes = {n.props["label"]: n for n in nodes.values() if n.kind == "route" and n.props["microservice"] == "gateway"}
     linked = {label for label, node in routes.items()
               if any(e.src == node.id and e.type == "HTTP_CALLS" for e in edges.values())}
-    return routes, linked
+    reached = {label for label, node in routes.items()
+               if any(e.dst == node.id and e.type == "HTTP_CALLS" for e in edges.values())}
+    assert linked == reached or not reached, (linked, reached)
+    return routes, linked | {f"<- {label}" for label in reached}
 
 
 PROD_BY = {
@@ -75,8 +84,8 @@ PROD_BY = {
 @pytest.mark.parametrize("how", sorted(PROD_BY))
 def test_a_route_of_a_profile_the_deployment_does_not_run_is_listed_not_linked(tmp_path: Path, how: str):
     routes, linked = _gateway_routes(tmp_path, _tree(**PROD_BY[how]))
-    assert linked == {"ANY /**"}
-    local = routes["ANY /local/**"]
+    assert linked == {"ANY /**", "<- ANY /**"}
+    local = routes["ANY /orders/**"]
     assert local.props["profile"] == "dev" and local.props["match"] == "unresolved"
     assert "declared by profile dev only" in local.props["match_detail"]
     assert "active: " in local.props["match_detail"] and "prod" in local.props["match_detail"]
@@ -94,8 +103,8 @@ def test_a_kubernetes_container_env_names_the_profile(tmp_path: Path):
                               "    - image: shop/gateway\n      context: gateway\nmanifests:\n  rawYaml:\n"
                               "    - k8s/gateway.yaml\n")
     routes, _ = _gateway_routes(tmp_path, files)
-    assert routes["ANY /local/**"].props.get("match") == "unresolved"
-    assert "declared by profile dev only" in routes["ANY /local/**"].props["match_detail"]
+    assert routes["ANY /orders/**"].props.get("match") == "unresolved"
+    assert "declared by profile dev only" in routes["ANY /orders/**"].props["match_detail"]
 
 
 def test_a_kubernetes_container_args_name_the_profile(tmp_path: Path):
@@ -109,16 +118,16 @@ def test_a_kubernetes_container_args_name_the_profile(tmp_path: Path):
                               "    - image: shop/gateway\n      context: gateway\nmanifests:\n  rawYaml:\n"
                               "    - k8s/gateway.yaml\n")
     routes, _ = _gateway_routes(tmp_path, files)
-    assert "declared by profile dev only" in routes["ANY /local/**"].props["match_detail"]
+    assert "declared by profile dev only" in routes["ANY /orders/**"].props["match_detail"]
     assert routes["ANY /**"].props.get("match") != "unresolved" or "profile" not in routes["ANY /**"].props.get(
         "match_detail", "")
 
 
 def test_without_evidence_every_profile_is_linked_each_marked(tmp_path: Path):
     routes, linked = _gateway_routes(tmp_path, _tree())
-    assert {routes[label].props["profile"] for label in ("ANY /local/**", "ANY /**")} == {"dev", "prod"}
-    assert "ANY /**" in linked
-    assert "declared by profile" not in (routes["ANY /local/**"].props.get("match_detail") or "")
+    assert {routes[label].props["profile"] for label in ("ANY /orders/**", "ANY /**")} == {"dev", "prod"}
+    assert linked == {"ANY /**", "ANY /orders/**", "<- ANY /**", "<- ANY /orders/**"}
+    assert "declared by profile" not in (routes["ANY /orders/**"].props.get("match_detail") or "")
 
 
 def test_deployments_that_run_different_profiles_each_keep_theirs():
