@@ -78,6 +78,7 @@ The map (packages by concern; a package imports only the packages above it)::
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
+      profiles.py                 the Spring profiles a service's deployment runs, when its evidence names them
       webapp.py                   a Java web application's web.xml servlet mappings and its war's context root
       yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
       config_view.py              the configuration a microservice's describe shows (ports, config server,

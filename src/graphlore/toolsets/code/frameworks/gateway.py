@@ -29,6 +29,7 @@ from dataclasses import replace
 from ..languages.folding import MAX_CHOICES, Folded, expand, literal
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, HTTP_METHODS, Forward, Item, normalise_path
+from ..services.profiles import active_profiles
 from ..services.settings import Values, canonical
 from .base import Framework, Project, Reader, item
 from .jvm import JVM_LANGUAGES, JavaFile, annotations, constants
@@ -182,9 +183,23 @@ def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
     """(framework, method, path, forward, problem, (file, line) or None) of each gateway route the settings
     declare, the list of each profile that writes one apart (`_list_sources`); a setting a profile or the
     deployment gives another value makes one route per value (`_alternatives`)."""
+    for *declared, _ in profiled_routes(values, services):
+        yield tuple(declared)   # type: ignore[misc]
+
+
+def profiled_routes(values: Values, services: list[str]) -> Iterator[tuple[str, str, str, Forward, str | None,
+                                                                             tuple[str, int] | None, str | None]]:
+    """`yaml_routes`, each with the profile whose own list declares it (None: the base settings')."""
     for prefix in PREFIXES:
         for view, profile in _list_sources(values, prefix):
-            yield from _list_routes(view, prefix, profile)
+            for declared in _list_routes(view, prefix, profile):
+                yield (*declared, profile)
+    for declared in _other_routes(values, services):
+        yield (*declared, None)
+
+
+def _other_routes(values: Values, services: list[str]) -> Iterator[Declared]:
+    """The discovery locator's routes and Zuul's."""
     locator = _bools(values.get("spring.cloud.gateway.discovery.locator.enabled")
                      or values.get("spring.cloud.gateway.server.webflux.discovery.locator.enabled"), False)
     if True in locator:
@@ -320,17 +335,21 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     services = sorted({bound.ctx.microservice for bound in project.table.files.values()})
     planned: dict[str, list[Item]] = {}
     for module, bounds in by_module.items():
-        found = list(yaml_routes(project.values(module), services))
+        values = project.values(module)
+        found = list(profiled_routes(values, services))
         if not found:
             continue
         home, index = _home(bounds)
-        for framework, method, path, forward, problem, at in found:
+        active = active_profiles(values) if any(one[-1] for one in found) else None
+        for framework, method, path, forward, problem, at, profile in found:
             route = item(home, index, "route", framework, http_method=method, path=literal(normalise_path(path)),
-                         written=path, forward=forward, source_layer="config")
+                         written=path, forward=forward, source_layer="config", profile=profile)
             if at is not None:
                 route.file, route.line = at
             if problem:
                 route.problems.append(problem)
+            if profile is not None and active is not None and profile not in active.names:
+                route.not_run = active.reason(profile)
             planned.setdefault(home.path, []).append(route)
 
     def read(bound: Bound) -> Iterator[Item]:

@@ -209,7 +209,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 66: a Go service's ``describe`` lists each viper key its code reads (``viper.Get*("a.b")``, a field path of the
 #: struct ``viper.Unmarshal`` fills) with its ``SetDefault`` value and the environment variable that overrides it;
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
-FORMAT = 66
+#: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
+#: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
+FORMAT = 67
 
 
 def _context(values: list) -> FileContext:

@@ -538,6 +538,7 @@ class Reader:
                 unit.images.append(interpolate(spec["image"]))
             unit.command = (first_argument(command_words(spec.get("entrypoint")), True)
                             or first_argument(command_words(spec.get("command")), False))
+            _command_profiles(unit, command_words(spec.get("entrypoint")) + command_words(spec.get("command")))
             if isinstance(spec.get("working_dir"), str):
                 unit.workdir = _mounted_folder(base, interpolate(spec["working_dir"]), spec.get("volumes"))
             args = build.get("args") if isinstance(build, dict) else None
@@ -624,6 +625,8 @@ class Reader:
             if isinstance(container, dict) and unit.command is None:
                 unit.command = (first_argument(command_words(container.get("command")), True)
                                 or first_argument(command_words(container.get("args")), False))
+            if isinstance(container, dict):
+                _command_profiles(unit, command_words(container.get("command")) + command_words(container.get("args")))
             if not isinstance(container, dict):
                 continue
             if isinstance(container.get("image"), str):
@@ -1035,6 +1038,8 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                     values.append(value)
             for name, value in dockerfile_env(dockerfile).items():   # the image's default: any unit overrides it
                 out.env.setdefault(module.microservice, {}).setdefault(name, [value])
+            for value in command_profiles(dockerfile):   # ``java -Dspring.profiles.active=prod -jar app.jar``
+                out.env.setdefault(module.microservice, {}).setdefault("SPRING_PROFILES_ACTIVE", [value])
     _redacted(out)
     return out
 
@@ -1153,6 +1158,30 @@ def dockerfile_commands(dockerfile: str) -> list[str]:
     logical = re.sub(r"\\\s*\n", " ", dockerfile)
     return [line.replace('", "', " ").replace('","', " ") for line in logical.splitlines()
             if line.lstrip().upper().startswith(("ENTRYPOINT", "CMD"))]
+
+
+_PROFILE_FLAG = re.compile(r"""(?:-D|--)spring\.profiles\.active=(?:"([^"]*)"|'([^']*)'|([^\s"'\]]+))""")
+
+
+def _command_profiles(unit: Unit, words: list[str]) -> None:
+    """The Spring profiles a unit's own command line starts the application with (a Compose ``entrypoint``/``command``,
+    a container's ``command``/``args``), given to it as ``SPRING_PROFILES_ACTIVE`` (`profiles`)."""
+    for found in _PROFILE_FLAG.finditer(" ".join(words)):
+        value = next(g for g in found.groups() if g is not None)
+        if "$" not in value and value not in unit.env.get("SPRING_PROFILES_ACTIVE", []):
+            unit.env.setdefault("SPRING_PROFILES_ACTIVE", []).append(value)
+
+
+def command_profiles(dockerfile: str) -> list[str]:
+    """The Spring profiles a Dockerfile's ``ENTRYPOINT``/``CMD`` starts the application with
+    (``-Dspring.profiles.active=prod``, ``--spring.profiles.active=prod``), as written; a ``$VAR`` is left out."""
+    out = []
+    for line in dockerfile_commands(dockerfile):
+        for found in _PROFILE_FLAG.finditer(line):
+            value = next(g for g in found.groups() if g is not None).strip('"')
+            if "$" not in value and value not in out:
+                out.append(value)
+    return out
 
 
 _SCRIPT = re.compile(r"""(?:^|[\s"'\[/])((?:[\w.-]+/)*[\w.-]+\.sh)\b""")

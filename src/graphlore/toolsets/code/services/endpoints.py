@@ -81,6 +81,12 @@ class Item:
     #: nginx locations: the ``server { }`` block that holds it (a request reaches it only when nginx picks that
     #: block by its Host and port: `virtual_hosts.answering_block`)
     server_block: ServerBlock | None = None
+    #: configuration routes: the Spring profile whose settings alone declare it (``application-dev.yml``'s); None:
+    #: the base settings' (every profile's)
+    profile: str | None = None
+    #: why the deployment does not run it: its profile is not among those the deployment names (`profiles`); such a
+    #: route is listed with its profile and never linked, to or from
+    not_run: str | None = None
 
     @property
     def resolved(self) -> bool:

@@ -108,7 +108,9 @@ def _base(item: Item, label: str, prefix: str) -> dict:
     return {"label": label, "microservice": item.microservice, "module": item.module, "file": item.file,
             "line": item.line, prefix: item.owner, f"{prefix}_fqn": item.owner_fqn,
             "resolved": item.resolved, "unresolved_reason": "; ".join(why) if why and not item.resolved else None,
-            "source_layer": item.source_layer}
+            "source_layer": item.source_layer,
+            **({"profile": item.profile} if item.profile else {}),
+            **({"match": "unresolved", "match_detail": item.not_run} if item.not_run else {})}
 
 
 # -- settling values --------------------------------------------------------------------------------------------
@@ -481,7 +483,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
     patterns: list[tuple[str, str, GraphNode]] = []   # AMQP topic and fanout bindings: (exchange, key pattern, route)
     grpc_routes = grpc_links.routes_by_method(routes)
     for node, item in routes:
-        if item.grpc is not None:
+        if item.grpc is not None or item.not_run:   # a route of a profile the deployment does not run
             continue
         if item.broker is None and item.path is not None:
             http_by_service.setdefault(item.microservice, []).append((node, item))
@@ -491,7 +493,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
             listeners.setdefault((item.broker, item.topic.text), []).append(node)
 
     for node, item in routes:
-        if item.forward is not None:
+        if item.forward is not None and not item.not_run:
             edges += _link_forward(node, item, names, http_by_service, settler)
         if item.forward_grpc is not None:
             edges += grpc_links.link_gateway(node, item, grpc_routes)

@@ -22,7 +22,9 @@ A variable given several values (two manifests) is one of them (a `folding.choic
 
 **Profiles.** ``application-<profile>`` files and Quarkus's ``%profile.`` keys (``%prod.quarkus.http.port``)
 are read apart (`Values.profiles`; Quarkus's ``%test`` is left out: it runs the tests only): which profile runs
-is not in the code, so a key they set is one of their values and the default's (`Values.get`).
+is not in the code, so a key they set is one of their values and the default's (`Values.get`). (A gateway route
+list a profile writes is kept to that profile, and left unlinked where the deployment names other profiles:
+`profiles`.)
 """
 
 from __future__ import annotations

@@ -1,0 +1,87 @@
+"""The Spring profiles a module's deployment runs, when its evidence names them.
+
+A service's ``application-<profile>`` files declare settings of that profile only (`settings.Values.profiles`);
+which profile runs is said, if anywhere, by how the service is deployed or started:
+
+* an environment variable the deployment gives it (Compose ``environment``, a Kubernetes container's ``env``, Helm
+  values, a Dockerfile ``ENV``): ``SPRING_PROFILES_ACTIVE=prod``, or a JVM option in any variable's value
+  (``JAVA_OPTS=-Dspring.profiles.active=prod``, ``JAVA_TOOL_OPTIONS``);
+* the image's command (``ENTRYPOINT``/``CMD`` with ``-Dspring.profiles.active=prod`` or
+  ``--spring.profiles.active=prod``: read into the environment as ``SPRING_PROFILES_ACTIVE``, `deployment`);
+* else the base settings' ``spring.profiles.active`` (what runs when nothing overrides it).
+
+To those, ``spring.profiles.include`` (base settings, or ``SPRING_PROFILES_INCLUDE``) adds profiles, and a
+``spring.profiles.group.<name>`` expands a named profile into its members (as Spring does). When no evidence names a
+profile, None: every profile may run (each route stays marked with its profile, and is linked).
+
+Several deployments that give different values are each one way the service runs: the profiles are the union of
+what they name (a route of a profile none of them names is not run by any of them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .settings import Values, canonical
+
+_FLAG = re.compile(r"(?:-D|--)spring\.profiles\.active=(?:\"([^\"]*)\"|'([^']*)'|([^\s\"']+))")
+
+
+@dataclass(frozen=True)
+class ActiveProfiles:
+    """The profiles the deployment runs, and where that was read (shown to an agent)."""
+
+    names: frozenset[str]
+    evidence: str
+
+    def reason(self, profile: str) -> str:
+        """Why a route only ``profile`` declares is not linked."""
+        shown = ", ".join(sorted(self.names)) or "none"
+        return (f"declared by profile {profile} only, which this deployment does not run (active: {shown}, "
+                f"from {self.evidence}); not linked")
+
+
+def _names(text: str) -> list[str]:
+    return [one.strip() for one in re.split(r"[,\s]+", text) if one.strip() and "${" not in one and "{?" not in one]
+
+
+def _base(values: Values, key: str) -> list[str]:
+    """A base-settings list value (``a,b`` or a YAML list ``key[0]``, ``key[1]``)."""
+    wanted = canonical(key)
+    found = [v for k, v in values.entries.items() if canonical(k) == wanted]
+    found += [v for k, v in sorted(values.entries.items()) if re.fullmatch(re.escape(wanted) + r"\[\d+\]", canonical(k))]
+    return [name for value in found for name in _names(value)]
+
+
+def active_profiles(values: Values) -> ActiveProfiles | None:
+    """The profiles the module's deployment runs (see the module docstring); None when nothing names one."""
+    named: list[str] = []
+    evidence = ""
+    given = values.env.get("SPRING_PROFILES_ACTIVE") or []
+    for value in given:
+        named += _names(value)
+    if named:
+        evidence = "the deployment's SPRING_PROFILES_ACTIVE"
+    for name, options in sorted(values.env.items()):
+        for value in options:
+            for found in _FLAG.finditer(value):
+                named += _names(next(g for g in found.groups() if g is not None))
+                evidence = evidence or f"the deployment's {name}"
+    if not named:
+        named = _base(values, "spring.profiles.active")
+        evidence = "spring.profiles.active of the base settings"
+    if not named:
+        return None
+    named += _base(values, "spring.profiles.include")
+    for value in values.env.get("SPRING_PROFILES_INCLUDE") or []:
+        named += _names(value)
+    out: list[str] = []
+    pending = list(named)
+    while pending:   # a group expands into its members (themselves perhaps groups)
+        one = pending.pop(0)
+        if one in out:
+            continue
+        out.append(one)
+        pending += _base(values, f"spring.profiles.group.{one}")
+    return ActiveProfiles(frozenset(out), evidence)
