@@ -68,7 +68,9 @@ def _cli(*args: str) -> list[str]:
 def test_ctrl_c_during_an_items_index_exits_130_and_says_what_was_kept(tmp_path):
     tree = Path(shutil.copytree(PATHS.EXAMPLE_TREE, tmp_path / "fm"))
     home = tmp_path / "home"
-    lock = home / folder_namespace("items", tree.resolve()) / f"{INDEX_LOCK}.lock"
+    # the embed lock, held only while the items are embedded: the index lock is also held by the steps before,
+    # where Ctrl-C ends another step with another line (seen when the modules were not compiled yet)
+    lock = home / folder_namespace("items", tree.resolve()) / f"{EMBED_LOCK}.lock"
     proc = subprocess.Popen(_cli("items", "index", "-p", str(tree)), env=_env(home), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     _wait_until_held(lock, proc)
