@@ -255,6 +255,8 @@ def _shown(key: str, written: str, value: str) -> str:
 
 def viper_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:
     """Per microservice, a line per viper key its code reads (see the module docstring)."""
+    if not any(one.target == _IMPORT for fact in facts.values() for one in fact.imports):
+        return {}   # no file is read again on an update of a project without viper
     texts: dict[str, str] = {}
     for path in facts:
         if path.endswith(".go") and not path.endswith("_test.go"):
