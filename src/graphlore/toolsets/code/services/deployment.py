@@ -188,6 +188,13 @@ def _env_entries(text: str) -> list[tuple[str, str, int, bool]]:
     return out
 
 
+def noted_env_lines(text: str) -> dict[str, tuple[str, int]]:
+    """A ``.env`` file's entries as a note shows them (`env_note_value`: as written, then as the file settles
+    them), with their lines."""
+    settled = settled_env_lines(text)
+    return {key: (env_note_value(value, settled.get(key)), line) for key, (value, line) in read_env_lines(text).items()}
+
+
 def env_note_value(value: str, settled: str | None) -> str:
     """``VALUE`` as written, then ``(= settled)`` where the file's own earlier entries settle it differently."""
     if settled is None or settled == value:
@@ -568,11 +575,10 @@ class Reader:
                 if isinstance(files, str):
                     path = _folder(base, files)
                     text = _read(self.root / path)
-                    values, settled = read_env_lines(text), settled_env_lines(text)
+                    values = read_env_lines(text)
                     pairs += [(name, value, _at(path, line)) for name, (value, line) in values.items()]
-                    unit.value_notes += [f"docker-compose service {key} env_file {files}: "
-                                         f"{name}={env_note_value(value, settled.get(name))} {_at(path, line)}"
-                                         for name, (value, line) in values.items()]
+                    unit.value_notes += [f"docker-compose service {key} env_file {files}: {name}={shown} "
+                                         f"{_at(path, line)}" for name, (shown, line) in noted_env_lines(text).items()]
                     if values:
                         self.files.append(path)
             for name, value, _ in pairs:
@@ -1009,17 +1015,12 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if service.root != "." and service.root in reader.dotenv:
             rel = f"{service.root}/.env"
             notes = out.value_notes.setdefault(name, [])
-            text = _read(root / rel)
-            settled = settled_env_lines(text)
-            notes += [f".env of the service {key}={env_note_value(value, settled.get(key))} ({rel}:{line})"
-                      for key, (value, line) in read_env_lines(text).items()]
+            notes += [f".env of the service {key}={shown} ({rel}:{line})"
+                      for key, (shown, line) in noted_env_lines(_read(root / rel)).items()]
     root_env = reader.env_files.get(".", {})
     if "." in reader.dotenv:
-        text = _read(root / ".env")
-        settled = settled_env_lines(text)
-        out.root_env_notes = {key: f".env of the project {key}={env_note_value(value, settled.get(key))} "
-                                   f"(.env:{line}; where no unit sets {key})"
-                              for key, (value, line) in read_env_lines(text).items()}
+        out.root_env_notes = {key: f".env of the project {key}={shown} (.env:{line}; where no unit sets {key})"
+                              for key, (shown, line) in noted_env_lines(_read(root / ".env")).items()}
     for name, service in layout.services.items():
         env = out.env.setdefault(name, {})
         for values in (reader.env_files.get(service.root, {}) if service.root != "." else {}, root_env):
