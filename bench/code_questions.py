@@ -1486,6 +1486,54 @@ PLANS = {
     "mk-20": lambda a: search_everywhere(a, "ignore a duplicate order event that was already processed"),
     "mk-21": lambda a: top_symbols(a, "compute the order's total price", "order"),
     "mk-22": lambda a: implementations(a, "JsonDeserializer"),
+    # go-cqrs (AleksK1NG/Go-CQRS-Kafka-gRPC-Microservices, session 13 blind set): written from the questions' words and
+    # SKILL.md after the key's commit, before any run (run with --system-dir go-cqrs=/tmp/gocqrs); services by the names the
+    # compose services, folders and config serviceName share (api_gateway_service, writer_service, reader_service). By
+    # SKILL.md a Dockerfile whose go build names a subfolder's package makes that folder a service; here each Dockerfile
+    # builds <svc>/cmd/main.go inside a CompileDaemon ENTRYPOINT, so the index may name them otherwise or keep the module
+    # as one service (cqrs-microservices): then these plans measure that miss
+    "gcq-01": lambda a: callers_of_route(a, "readerService.readerService/GetProductById", 2, "reader_service"),
+    "gcq-02": lambda a: callers_of_route(a, "readerService.readerService/SearchProduct", 2, "reader_service"),
+    "gcq-03": lambda a: (lambda found: {"nodes": found["nodes"] + [n for x in found["nodes"] for n in downstream(a, x, 2)]})(
+        listeners_of(a, "product_create")),
+    "gcq-04": lambda a: (lambda found: {"nodes": found["nodes"] + [n for x in found["nodes"] for n in downstream(a, x, 2)]})(
+        listeners_of(a, "product_deleted")),
+    "gcq-05": lambda a: senders_of(a, "product_update"),
+    "gcq-06": lambda a: {"paths": [downstream(a, a.one("POST /api/v1/products", "api_gateway_service", "route"), 12)]},
+    "gcq-07": lambda a: {"paths": [downstream(a, a.one("GET /api/v1/products/{id}", "api_gateway_service", "route"), 8)]},
+    "gcq-08": lambda a: {"paths": [downstream(a, a.one("DELETE /api/v1/products/{id}", "api_gateway_service", "route"), 12)]},
+    "gcq-09": lambda a: {"paths": [downstream(a, a.one("GET /api/v1/products/search", "api_gateway_service", "route"), 8)]},
+    "gcq-10": lambda a: callers_of_route(a, "readerService.readerService/SearchProduct", 3, "reader_service"),
+    "gcq-11": lambda a: callers_of_route(a, "readerService.readerService/GetProductById", 3, "reader_service"),
+    "gcq-12": lambda a: consumers_of_event(a, "writer_service", "product_created"),
+    "gcq-13": lambda a: callers_of(a, "productRepository.UpdateProduct", "writer_service", 6),
+    "gcq-14": lambda a: calls_from(a, "api_gateway_service"),
+    "gcq-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                   if x.kind == "async" and x.match in ("cross_service", "intra_service")]},
+    "gcq-16": lambda a: (lambda drawn: {"services": sorted(
+        s.name for s in a("find", kind="microservice", filter={"deployable": True}, limit=100).results
+        if s.name not in {x.source for x in drawn.links if x.kind in ("http", "grpc") and x.target in drawn.services
+                          and x.target != x.source})})(a("service_map")),
+    "gcq-17": lambda a: calls_to(a, "writer_service"),
+    "gcq-18": lambda a: {"routes": served_endpoints(a, "api_gateway_service", grpc=False)},
+    "gcq-19": lambda a: {"routes": a.routes("reader_service", framework="grpc")},
+    "gcq-20": lambda a: {"routes": a.routes("writer_service", framework="grpc")},
+    "gcq-21": lambda a: {**config_of_clients(a, "api_gateway_service", client_kind="grpc"),
+                         **describe_named(a, "reader_service", "microservice")},
+    "gcq-22": lambda a: service_config_and_code(a, "reader_service", "Kafka consumer group id"),
+    "gcq-23": lambda a: service_config_and_code(a, "api_gateway_service", "products API path prefix route group"),
+    "gcq-24": lambda a: (lambda _: {})([describe_named(a, s, "microservice")
+                                        for s in ("api_gateway_service", "writer_service", "reader_service")]),
+    "gcq-25": lambda a: no_callers(a, "writerService.writerService/CreateProduct", "writer_service"),
+    "gcq-26": lambda a: direct_calls(a, "api_gateway_service", "writer_service"),
+    "gcq-27": lambda a: no_callers(a, "readerService.readerService/DeleteProductByID", "reader_service"),
+    "gcq-28": lambda a: {"found": [x.id for x in a("find", kind="symbol", filter={"microservice": "api_gateway_service"},
+                                                   limit=500).results
+                                   if any(w in ((x.label or "") + " " + (x.file or "")).lower() for w in ("redis", "mongo"))]},
+    "gcq-29": lambda a: top_symbols(a, "cache a product in Redis", "reader_service"),
+    "gcq-30": lambda a: top_symbols(a, "insert a new product into PostgreSQL", "writer_service"),
+    "gcq-31": lambda a: search_everywhere(a, "generate the ID of a new product"),
+    "gcq-32": lambda a: implementations(a, "Repository", "reader_service"),
 }
 
 
