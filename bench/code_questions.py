@@ -1534,6 +1534,61 @@ PLANS = {
     "gcq-30": lambda a: top_symbols(a, "insert a new product into PostgreSQL", "writer_service"),
     "gcq-31": lambda a: search_everywhere(a, "generate the ID of a new product"),
     "gcq-32": lambda a: implementations(a, "Repository", "reader_service"),
+    # eshopondapr (dotnet-architecture/eShopOnDapr, twenty-second blind set, session 13): written from the questions' words
+    # and SKILL.md after the key's commits, before any run (run with --system-dir eshopondapr=/tmp/eshopondapr); services as
+    # SKILL.md names them: a .csproj's AssemblyName or file name (Catalog.API, Basket.API, Ordering.API, Payment.API,
+    # Identity.API, Web.Shopping.HttpAggregator, BlazorClient, WebStatus; the host sets AssemblyName
+    # Microsoft.eShopOnDapr.BlazorClient.Host), the Envoy gateway a container-only proxy named after its folder (Envoy); the
+    # compose names and Dapr app-ids the questions use (catalog-api, webshoppingagg, ...) are aliases
+    "eod-01": lambda a: callers_of_route(a, "GET /api/v1/catalog/items/by_ids", 2, "Catalog.API"),
+    "eod-02": lambda a: callers_of_route(a, "POST /api/v1/basket", 2, "Basket.API"),
+    "eod-03": lambda a: callers_of_route(a, "POST /api/v1/basket", 2, "Web.Shopping.HttpAggregator"),
+    "eod-04": lambda a: callers_of_route(a, "PUT /api/v1/orders/{orderNumber}/cancel", 2, "Ordering.API"),
+    "eod-05": lambda a: listeners_of(a, "OrderStatusChangedToSubmittedIntegrationEvent"),
+    "eod-06": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "click a catalog item to add it to the basket", "BlazorClient")["nodes"]),
+    "eod-07": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "submit the checkout form", "BlazorClient")["nodes"]),
+    "eod-08": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "confirm stock for an order's items", "Catalog.API")["nodes"]),
+    "eod-09": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "cancel an order", "BlazorClient")["nodes"]),
+    "eod-10": lambda a: callers_of_route(a, "GET /api/v1/catalog/items/by_ids", 4, "Catalog.API"),
+    "eod-11": lambda a: {"nodes": listeners_of(a, "UserCheckoutAcceptedIntegrationEvent")["nodes"]
+                         + consumers_of_event(a, "Basket.API", "UserCheckoutAccepted")["nodes"]},
+    "eod-12": lambda a: callers_of_route(a, "GET /api/v1/orders/{orderNumber}", 3, "Ordering.API"),
+    "eod-13": lambda a: calls_from(a, "Web.Shopping.HttpAggregator"),
+    "eod-14": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                   if x.kind == "async" and x.match in ("cross_service", "intra_service")]},
+    "eod-15": lambda a: calls_from(a, "BlazorClient"),
+    "eod-16": lambda a: (lambda drawn: {"services": sorted(
+        s.name for s in a("find", kind="microservice", filter={"deployable": True}, limit=100).results
+        if s.name not in {x.source for x in drawn.links if x.kind == "http" and x.target in drawn.services
+                          and x.target != x.source})})(a("service_map")),
+    "eod-17": lambda a: {"routes": served_endpoints(a, "Ordering.API", grpc=False)},
+    "eod-18": lambda a: {"routes": served_endpoints(a, "Envoy", grpc=False)},
+    "eod-19": lambda a: {"routes": served_endpoints(a, "Basket.API", grpc=False)},
+    "eod-20": lambda a: {**config_of_clients(a, "Web.Shopping.HttpAggregator", target_service="Basket.API"),
+                         **describe_named(a, "Basket.API", "microservice")},
+    "eod-21": lambda a: broker_settings(a),
+    "eod-22": lambda a: {**config_of_clients(a, "BlazorClient", target_service="Envoy"),
+                         **describe_named(a, "BlazorClient", "microservice")},
+    "eod-23": lambda a: service_config_and_code(a, "Ordering.API", "grace period before stock validation"),
+    "eod-24": lambda a: service_config_and_code(a, "Basket.API", "store the basket in the state store"),
+    "eod-25": lambda a: no_callers(a, "PUT /api/v1/orders/{orderNumber}/ship", "Ordering.API"),
+    "eod-26": lambda a: no_callers(a, "DELETE /api/v1/basket", "Basket.API"),
+    "eod-27": lambda a: {"found": [r for r in served_endpoints(a, "Catalog.API", grpc=False)
+                                   if "/items/" in r.lower() and "/pic" in r.lower()]},
+    "eod-28": lambda a: {"found": [(x.source, x.target) for x in a("service_map", microservice="Payment.API").links
+                                   if x.kind == "http" and _same(x.target, "Payment.API") and x.match == "cross_service"]},
+    "eod-29": lambda a: {"found": [r.id for kind in ("producer", "route") for r in a(
+        "find", kind=kind, filter={"topic": "GracePeriodConfirmedIntegrationEvent"}, limit=20).results]},
+    "eod-30": lambda a: {"found": [r.id for r in a("find", kind="producer", filter={
+        "topic": "OrderStatusChangedToStockConfirmedIntegrationEvent"}, limit=20).results]},
+    "eod-31": lambda a: search_everywhere(a, "send the order confirmation e-mail"),
+    "eod-32": lambda a: top_symbols(a, "decide whether the payment succeeds", "Payment.API"),
+    "eod-33": lambda a: search_everywhere(a, "check whether there is enough stock for the order items"),
+    "eod-34": lambda a: implementations(a, "IIntegrationEventHandler"),
 }
 
 
