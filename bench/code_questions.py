@@ -18,7 +18,10 @@ the candidates would, and stops there (no retry on a wrong pick).
 * ``path``: one returned path passes through every required step's function (the same rule);
 * ``service_pairs`` / ``services`` / ``routes``: the required pairs, services or routes are all found, and nothing
   outside the key's items (optional ones included) is; a ``services`` answer's optional ones are its
-  ``optional_items``, and a list in its ``also_accept`` is a whole answer that is right too;
+  ``optional_items``, and a list in its ``also_accept`` is a whole answer that is right too; a service the system's
+  key marks ``required: false`` (and a pair with one) is not counted either way unless the question requires it,
+  as the key README says of every ``required: false`` entry; a service matches by any of its names or by its root
+  (the index's root folder for the name the tool gives);
 * ``none``: the plan's structural query comes back empty (a ``find`` total of 0, no link, no path ...);
 * ``config``: every required value the key lists (``value`` fields, a trailing note in brackets dropped, as in a
   route: ``cart (code default, no port)`` is ``cart``) appears in what the calls returned
@@ -1601,6 +1604,13 @@ class Judge:
     def __init__(self, key: dict, store, verbatim: bool = False) -> None:
         self.key, self.verbatim = key, verbatim
         self.nodes = {n.id: n for kind in ("symbol", "route", "client") for n in store.iter_nodes(kind)}
+        #: the index's microservice name (lower case) -> its root folder (the key README: a service matches "by any of
+        #: its names, or by root")
+        self.roots = {n.name.lower(): (n.props.get("root") or "").rstrip("/").lower()
+                      for n in store.iter_nodes("microservice")}
+        #: the key's services it marks ``required: false`` (the key README: "correct but not demanded ... not counted
+        #: either way: finding them is not a false positive")
+        self.optional_services = {s["name"] for s in key.get("services", []) if s.get("required") is False}
         self.spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
         for node in self.nodes.values():
             p = node.props
@@ -1614,12 +1624,19 @@ class Judge:
         return min(holding)[1] if holding else None
 
     def canonical(self, name: str) -> str:
-        """A tool service name as the key's canonical name (by any of its names)."""
+        """A tool service name as the key's canonical name: by any of its names, else by the root folder the index
+        gives the service of that name (the key README's matching rule: "by any of its names ... or by root"; a
+        build's name the key did not list, such as a Gradle ``rootProject.name``, still names the service there)."""
         for service in self.key["services"]:
-            names = {service["name"].lower(), service["root"].lower().rstrip("/")} | {
+            names = {service["name"].lower(), (service.get("root") or "").lower().rstrip("/")} | {
                 n["name"].lower() for n in service.get("names", [])}
-            if name.lower() in names or name.lower() == service["root"].rsplit("/", 1)[-1].lower():
+            if name.lower() in names or name.lower() == (service.get("root") or "").rsplit("/", 1)[-1].lower():
                 return service["name"]
+        root = self.roots.get(name.lower())
+        if root:
+            for service in self.key["services"]:
+                if (service.get("root") or "").lower().rstrip("/") == root:
+                    return service["name"]
         return name
 
     def holds(self, node_id: str, item: dict) -> bool:
@@ -1667,7 +1684,8 @@ class Judge:
             return self.pairs(key, answer.get("pairs", []))
         if kind == "services":
             found = {self.canonical(s) for s in answer.get("services", [])}
-            want, optional = set(key["items"]), set(key.get("optional_items") or [])
+            want = set(key["items"])
+            optional = set(key.get("optional_items") or []) | (self.optional_services - want)
             if any(found == set(alternative) for alternative in key.get("also_accept") or []):
                 return True, []
             return want <= found <= want | optional, [f"missing {sorted(want - found)}",
@@ -1699,6 +1717,7 @@ class Judge:
             sides = set(key["services"])
             required = {p for p in got if p[0] in sides or p[1] in sides}
         missing, extra = required - got, got - allowed if allowed else set()
+        extra = {p for p in extra if not self.optional_services & set(p)}   # a pair of an optional service: not counted
         return not missing and not extra, [f"missing {sorted(missing)}"] * bool(missing) + [f"extra {sorted(extra)}"] * bool(extra)
 
     def accept_paths(self, entry: dict, method: str) -> list[str]:

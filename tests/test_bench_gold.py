@@ -159,3 +159,46 @@ def test_the_routes_judge_takes_a_spelling_the_keys_route_lists_in_accept_paths(
     assert judge.routes(own, ["GET /A"])[0]
     other = {"type": "routes", "items": [{"method": "GET", "path": "/v1/brand", "service": "shop"}]}
     assert not judge.routes(other, ["GET /v1/Brand"])[0]  # another service's spelling is not this one's
+
+
+class _Service:
+    kind = "microservice"
+
+    def __init__(self, name: str, root: str) -> None:
+        self.name, self.props = name, {"root": root}
+
+
+class _Services(_Store):
+    def __init__(self, *services: _Service) -> None:
+        self.services = services
+
+    def iter_nodes(self, kind):
+        return list(self.services) if kind == "microservice" else []
+
+
+def test_the_judge_matches_a_service_by_the_root_the_index_gives_its_name():
+    """The key README: a service matches "by any of its names ... or by root" (a build name the key did not list)."""
+    key = {"services": [{"name": "ads", "root": "src/ads", "names": [{"name": "ads"}]},
+                        {"name": "web", "root": "src/web", "names": []}]}
+    judge = code_questions.Judge(key, _Services(_Service("shop-ads-app", "src/ads"), _Service("web", "src/other")))
+    assert judge.canonical("shop-ads-app") == "ads"
+    assert judge.canonical("web") == "web"          # a name the key lists decides first
+    assert judge.canonical("unknown") == "unknown"
+    question = {"type": "service_pairs", "items": [{"from": "web", "to": "ads"}]}
+    assert judge.pairs(question, [("web", "shop-ads-app")])[0]
+
+
+def test_the_judge_counts_a_service_the_key_marks_not_required_neither_way():
+    """The key README: ``required: false`` entries are "not counted either way", unless the question requires one."""
+    key = {"services": [{"name": "api", "root": "api"}, {"name": "worker", "root": "worker"},
+                        {"name": "loadgen", "root": "loadgen", "required": False}]}
+    judge = code_questions.Judge(key, _Store())
+    leaves = {"type": "services", "items": ["api"]}
+    assert judge.verdict({"answer": leaves}, {"services": ["api", "loadgen"]})[0]
+    assert judge.verdict({"answer": leaves}, {"services": ["api"]})[0]
+    assert not judge.verdict({"answer": leaves}, {"services": ["api", "worker"]})[0]
+    asked = {"type": "services", "items": ["api", "loadgen"]}
+    assert not judge.verdict({"answer": asked}, {"services": ["api"]})[0]   # required by the question: still missing
+    pairs = {"type": "service_pairs", "items": [{"from": "api", "to": "worker"}]}
+    assert judge.pairs(pairs, [("api", "worker"), ("loadgen", "api")])[0]
+    assert not judge.pairs(pairs, [("api", "worker"), ("worker", "api")])[0]
