@@ -24,8 +24,10 @@ the candidates would, and stops there (no retry on a wrong pick).
   (the index's root folder for the name the tool gives);
 * ``none``: the plan's structural query comes back empty (a ``find`` total of 0, no link, no path ...);
 * ``config``: every required value the key lists (``value`` fields, a trailing note in brackets dropped, as in a
-  route: ``cart (code default, no port)`` is ``cart``) appears in what the calls returned
-  (``--verbatim-config``: every value as written, optional ones too).
+  route: ``cart (code default, no port)`` is ``cart``) appears in what the calls returned, as written or as JSON
+  escapes it inside a string (``"rc."+x`` is ``\\"rc.\\"+x`` there); a value holding a secret counts in the form the
+  code toolset may show (SKILL.md: ``amqp://u:p@mq:5672`` as ``amqp://mq:5672``; a credential key's own value as
+  ``KEY: redacted``) (``--verbatim-config``: every value as written, optional ones too).
 
 Prints each question's verdict, calls and what was missing, then the share answered and the median calls per
 system and class. Run: ``python bench/code_questions.py [--system NAME] [--verbose] [--system-dir NAME=PATH]``
@@ -58,6 +60,7 @@ from graphlore.errors import GraphloreError  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.toolsets.code import TOOLSET  # noqa: E402
 from graphlore.toolsets.code.index.code_index import CodeIndex  # noqa: E402
+from graphlore.toolsets.code.services.secrets import REDACTED, shown_value  # noqa: E402
 
 #: every question set: ``questions.jsonl`` (the shared three) and ``questions_<system>.jsonl`` (one more each)
 QUESTIONS = "questions*.jsonl"
@@ -1693,14 +1696,28 @@ class Judge:
         if kind == "routes":
             return self.routes(key, answer.get("routes", []))
         if kind == "config":
-            text = json.dumps([o.model_dump() for o in answer.get("_seen", [])])
-            values = [str(i["value"]) for i in key["items"] if "value" in i and "{{" not in str(i["value"])
-                      and (self.verbatim or not i.get("optional"))]
-            if not self.verbatim:  # a note in brackets after the value is the key's comment, as in a route
-                values = [re.sub(r"\s*\([^()]*\)$", "", v) for v in values]
-            missing = [v for v in values if v not in text]
-            return not missing, missing
+            return self.config(key, json.dumps([o.model_dump() for o in answer.get("_seen", [])], ensure_ascii=False))
         raise ValueError(kind)
+
+    def config(self, key: dict, text: str) -> tuple[bool, list[str]]:
+        """Every required ``value`` of the key's items appears in ``text`` (the calls' answers as JSON). Unless
+        verbatim: a note in brackets after the value is the key's comment, as in a route; a value is also found as
+        JSON writes it inside a string (a double quote or backslash escaped); a value holding a secret is looked
+        for as the code toolset shows it (SKILL.md: a URL's userinfo stripped, a connection string's password part
+        redacted), and a value that is the secret itself (``redacted``) is found when its key is named beside it."""
+        missing = []
+        for item in key["items"]:
+            value = str(item.get("value", ""))
+            if "value" not in item or "{{" in value or (item.get("optional") and not self.verbatim):
+                continue
+            if self.verbatim:
+                found = value in text
+            else:
+                value = re.sub(r"\s*\([^()]*\)$", "", value)
+                found = any(form in text for shown in {value, *_shown(item, value)} for form in _written_forms(shown))
+            if not found:
+                missing.append(value)
+        return not missing, missing
 
     def pairs(self, key: dict, found: list[tuple[str, str]]) -> tuple[bool, list[str]]:
         got = {(self.canonical(s), self.canonical(t)) for s, t in found}
@@ -1759,6 +1776,20 @@ class Judge:
         extra = {g for g in got if g not in allowed and ("ANY", g[1]) not in allowed
                  and not (g[0] == "ANY" and any(a[1] == g[1] for a in allowed))}
         return not missing and not extra, [f"missing {sorted(missing)}"] * bool(missing) + [f"extra {sorted(extra)}"] * bool(extra)
+
+
+def _written_forms(value: str) -> set[str]:
+    """``value`` as written, and as JSON writes it inside a string (``"x"+y`` is ``\\"x\\"+y`` there)."""
+    return {value, json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
+def _shown(item: dict, value: str) -> tuple[str, ...]:
+    """How the code toolset shows a config item's value: ``shown_value`` of its key (the key's note in brackets
+    dropped); a value that is the secret itself is sought as the key followed by ``redacted`` (``KEY: redacted``
+    in a settings note, ``KEY=redacted`` in an environment note)."""
+    name = re.sub(r"\s*\([^()]*\)$", "", str(item.get("key", "")))
+    shown = shown_value(name, value)
+    return (f"{name}: {REDACTED}", f"{name}={REDACTED}") if shown == REDACTED else (shown,)
 
 
 def _name(item: dict) -> str:

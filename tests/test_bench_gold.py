@@ -202,3 +202,24 @@ def test_the_judge_counts_a_service_the_key_marks_not_required_neither_way():
     pairs = {"type": "service_pairs", "items": [{"from": "api", "to": "worker"}]}
     assert judge.pairs(pairs, [("api", "worker"), ("loadgen", "api")])[0]
     assert not judge.pairs(pairs, [("api", "worker"), ("worker", "api")])[0]
+def test_the_config_judge_finds_a_value_json_escapes_inside_a_string():
+    judge = code_questions.Judge({"services": []}, _Store())
+    question = {"type": "config", "items": [{"key": "topic", "value": '"q."+os.Getenv("HOST")'},
+                                            {"key": "dir", "value": "C:\\data"}]}
+    seen = json.dumps([{"note": 'topic: "q."+os.Getenv("HOST"), dir: C:\\data'}])
+    assert judge.config(question, seen)[0]
+    assert not judge.config(question, json.dumps([{"note": "topic: q.HOST, dir: C:/data"}]))[0]
+    assert not code_questions.Judge({"services": []}, _Store(), verbatim=True).config(question, seen)[0]
+
+
+def test_the_config_judge_seeks_a_secret_as_the_code_toolset_shows_it():
+    judge = code_questions.Judge({"services": []}, _Store())
+    url = {"type": "config", "items": [{"key": "DB_URI (the database)", "value": "postgresql://app:pw@db:5432/app"}]}
+    assert judge.config(url, json.dumps(["DB_URI=postgresql://db:5432/app (k8s/config.yaml:3)"]))[0]
+    assert not judge.config(url, json.dumps(["DB_URI=postgresql://other:5432/app"]))[0]
+    secret = {"type": "config", "items": [{"key": "ai.api-key", "value": "${AI_KEY:change-me}"}]}
+    assert judge.config(secret, json.dumps(["ai.api-key: redacted (application.properties:9)"]))[0]
+    assert judge.config(secret, json.dumps(["environment ai.api-key=redacted"]))[0]
+    assert not judge.config(secret, json.dumps(["other.api-key: redacted", "ai.api-key is read by Client"]))[0]
+    plain = {"type": "config", "items": [{"key": "HOST", "value": "db"}]}
+    assert not judge.config(plain, json.dumps(["HOST: redacted"]))[0]   # not a credential: its value is sought

@@ -152,3 +152,37 @@ def test_where_a_request_ends_through_a_proxy_is_its_least_certain_value_in_any_
         # the one edge both values share to the proxy route says the same (before: the last value's)
         [hop] = [through for _, target, _, via, through in links if target == "gateway ANY /**" and not via]
         assert hop == {"match": "no_route", "detail": missing, "upstream": "orders", "upstream_path": "/carts/{item_id}"}
+
+
+def _either(base_via: str, base_direct: str, path: str = "/orders/{order_id}") -> str:
+    return ('import os\nimport requests\n\n'
+            f'BASE = "{base_via}" if os.environ.get("VIA") else "{base_direct}"\n\n\n'
+            f'def load_order(order_id):\n    return requests.get(f"{{BASE}}{path}").json()\n')
+
+
+def test_a_client_whose_values_reach_one_service_directly_and_through_a_proxy_calls_that_service(tmp_path: Path):
+    """The proxy's host or the service's own (two deployments): both requests end at orders, so orders is the
+    service the client calls (before: no target service, as for two services, so a find by target missed it)."""
+    catch_all = "server {\n  location / {\n    proxy_pass http://orders:8000;\n  }\n}\n"
+    clients, _ = _links(_tree(tmp_path / "a", catch_all, _either("http://gateway", "http://orders:8000")))
+    assert (clients["load_order"]["target_service"], clients["load_order"]["label"]) == (
+        "orders", "GET orders /orders/{order_id}")
+    assert clients["load_order"]["match"] == "cross_service"
+
+
+def test_a_client_whose_values_end_apart_or_unsure_names_no_one_service(tmp_path: Path):
+    """No target service where the values end in two services, where the proxy's upstream does not serve the path
+    (``no_route``) or where the proxy's upstream is not known: which service is called is not certain."""
+    carts = {"carts/Dockerfile": "FROM python:3.12\n", "carts/requirements.txt": "flask\n",
+             "carts/app.py": "from flask import Flask\n\napp = Flask(__name__)\n\n\n"
+                             "@app.get('/orders/<order_id>')\ndef cart_order(order_id):\n    return {}\n"}
+    to_carts = "server {\n  location / {\n    proxy_pass http://carts:8000;\n  }\n}\n"
+    apart, _ = _links(_tree(tmp_path / "apart", to_carts, _either("http://gateway", "http://orders:8000"), carts))
+    assert apart["load_order"]["target_service"] is None
+    to_orders = "server {\n  location / {\n    proxy_pass http://orders:8000;\n  }\n}\n"
+    missing, _ = _links(_tree(tmp_path / "missing", to_orders, _either("http://gateway", "http://orders:8000",
+                                                                      "/nothing/{order_id}")))
+    assert missing["load_order"]["target_service"] is None
+    rewrite = "server {\n  location / {\n    rewrite ^/x/(\\d+)$ /orders/$1 last;\n    proxy_pass http://orders:8000;\n  }\n}\n"
+    unsure, _ = _links(_tree(tmp_path / "unsure", rewrite, _either("http://gateway", "http://orders:8000")))
+    assert unsure["load_order"]["target_service"] is None

@@ -211,7 +211,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: a client whose URL's values all end at one service, directly or through a proxy that forwards there (the
+#: proxy's host in one deployment, the service's own in another), names that service as ``target_service``
+#: (format 67 named none, as for values that reach two services).
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:

@@ -558,17 +558,21 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
         shown = None
     props["target_path_template"] = shown
     props["path_values"] = paths if len(paths) > 1 else None
-    props["label"] = f"{item.http_method or '?'} {props['target_service'] or '?'} {shown or '?'}"
-    node.name = props["label"]
-    node.text = node_text(props["label"], item.owner_fqn, item.written, "")
     edges: list[GraphEdge] = []
     outcomes: list[tuple[str, str | None, bool]] = []
     candidates: list[str] = []
+    ends: list[set[str]] = []
     for target in targets:
         match, detail, made = _link_target(node, item, target, http_by_service, served=served)
         outcomes.append((match, detail, bool(made)))
+        ends.append(_ends(made))
         edges += made
         candidates += [e.dst for e in made if e.dst not in candidates]
+    if props["target_service"] is None and len(services) > 1 and all(ends) and len(set().union(*ends)) == 1:
+        props["target_service"] = next(iter(ends[0]))   # a proxy's host and its upstream's: one service called
+    props["label"] = f"{item.http_method or '?'} {props['target_service'] or '?'} {shown or '?'}"
+    node.name = props["label"]
+    node.text = node_text(props["label"], item.owner_fqn, item.written, "")
     # one truth for the client and its edges: the least certain of the values that were linked; values that
     # link nowhere (a host no deployment names) are said in the detail, never hidden
     edges = _one_per_id(edges)
@@ -579,6 +583,18 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
         details.insert(0, f"{len(linked)} of the {len(outcomes)} values of its URL link; the others do not")
     props.update(match=match, match_detail="; ".join(details) or None, candidates=candidates)
     return edges
+
+
+def _ends(edges: list[GraphEdge]) -> set[str]:
+    """The services where one value of a client's URL ends: those of the routes it reaches that forward no further
+    (a proxy route's edge carries ``through``), when each was linked with certainty; else none (not known)."""
+    final = [e for e in edges if "through" not in e.props]
+    if not final or any(e.props.get("match") not in ("cross_service", "intra_service") for e in final):
+        return set()
+    if any(e.props["through"].get("match") not in ("cross_service", "intra_service")
+           for e in edges if "through" in e.props):
+        return set()
+    return {e.props["evidence"]["service"] for e in final}
 
 
 def _one_per_id(edges: list[GraphEdge]) -> list[GraphEdge]:
