@@ -211,7 +211,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: Eventuate Tram sagas: ``SagaInstanceFactory.create(saga, ..)`` triggers the saga's step definitions, and a
+#: step triggers the ``CommandEndpoint`` field it sends (``TRIGGERS`` kinds ``saga_start`` and ``saga_step``).
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:
