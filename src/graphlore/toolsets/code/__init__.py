@@ -142,6 +142,8 @@ The map (packages by concern; a package imports only the packages above it)::
       mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler; domain events)
       efcore_interceptors.py      TRIGGERS edges of EF Core save interceptors (SaveChanges -> registered hooks)
       command_bus.py              TRIGGERS edges of Java command/query buses (executeCommand -> the type's handler)
+      eventuate_sagas.py          TRIGGERS edges of Eventuate Tram sagas (SagaInstanceFactory.create -> the saga's
+                                  steps; a step -> the CommandEndpoint field it sends)
       spring_ai.py                TRIGGERS edges of Spring AI tools (a prompt's sender -> the @Tool methods it was given)
       spring_events.py            TRIGGERS edges of Spring application events (publishEvent -> the listeners of the
                                   event's type and its supertypes, in the publisher's service)

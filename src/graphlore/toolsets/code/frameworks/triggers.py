@@ -2,7 +2,7 @@
 ``CALLS``), from the symbol that sets it off to the symbol that holds what runs. Read across the whole project
 after every update (TypeScript and JavaScript files; C# for MediatR, `frameworks.mediatr`, and EF Core save
 interceptors, `frameworks.efcore_interceptors`; Java command and query
-buses, `frameworks.command_bus`; Java and Kotlin Spring AI tools, `frameworks.spring_ai`, and Spring application
+buses, `frameworks.command_bus`, and Eventuate Tram sagas, `frameworks.eventuate_sagas`; Java and Kotlin Spring AI tools, `frameworks.spring_ai`, and Spring application
 events, `frameworks.spring_events`; Python for FastAPI).
 
 **State-machine events (XState).** A machine is a ``Machine(config, options)`` / ``createMachine(...)`` call in a
@@ -35,6 +35,7 @@ from ..model import GraphEdge, make_edge
 from .base import brace_block
 from .command_bus import command_bus_edges
 from .efcore_interceptors import interceptor_edges
+from .eventuate_sagas import saga_edges
 from .fastapi_depends import dependency_edges
 from .mediatr import mediator_edges
 from .spring_ai import ai_tool_edges
@@ -76,7 +77,7 @@ def trigger_edges(table: Table, root: Path) -> list[GraphEdge]:
     java = [b for _, b in sorted(table.files.items()) if b.facts.language == "java" and not b.ctx.is_test]
     jvm = java + [b for _, b in sorted(table.files.items()) if b.facts.language == "kotlin" and not b.ctx.is_test]
     edges = (*_xstate(files, root), *_passport(files), *mediator_edges(csharp), *interceptor_edges(csharp),
-             *command_bus_edges(java),
+             *command_bus_edges(java), *saga_edges(java),
              *ai_tool_edges(jvm), *spring_event_edges(jvm), *dependency_edges(table))
     return list({edge.id: edge for edge in edges}.values())
 

@@ -214,7 +214,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 68: a client whose URL's values all end at one service, directly or through a proxy that forwards there (the
 #: proxy's host in one deployment, the service's own in another), names that service as ``target_service``
 #: (format 67 named none, as for values that reach two services).
-FORMAT = 68
+#: 69: Eventuate Tram sagas: ``SagaInstanceFactory.create(saga, ..)`` triggers the saga's step definitions, and a
+#: step triggers the ``CommandEndpoint`` field it sends (``TRIGGERS`` kinds ``saga_start`` and ``saga_step``).
+FORMAT = 69
 
 
 def _context(values: list) -> FileContext:
