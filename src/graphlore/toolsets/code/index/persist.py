@@ -211,7 +211,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: an Aspire AppHost resource run from a project folder (``AddPythonApp``, ``AddNpmApp``, ``AddDockerfile`` ...) names
+#: the service there, and a FastAPI router imported through a folder without ``__init__.py`` keeps its mount prefix
+#: (format 67 left both unread: the service unnamed, the routes' prefix unknown).
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:
