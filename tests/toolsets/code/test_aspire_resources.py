@@ -7,9 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import backend
 
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.python.constants import namespace_names
+from graphlore.toolsets.code.query import models, tools
 
 CSPROJ = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
 
@@ -137,3 +141,61 @@ def test_namespace_names_are_the_longer_path_suffixes_that_one_file_answers():
     assert "routers.items" not in names          # two files answer it: neither
     assert names["svc.routers.items"] == "items"
     assert "pkg.mod" not in names                # a module's own name is no alias
+
+
+LIBRARY = """namespace Acme.Shared;
+
+public class CatalogClient(HttpClient http)
+{
+    public Task<string> Manual(string file) => http.GetStringAsync($"/manual?file={file}");
+    public Task<string> Search(string text) => http.GetStringAsync($"/search?q={text}");
+    public Task<string> Item(int id) => http.GetStringAsync($"/items/{id}");
+}
+"""
+CATALOG = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/manual", (string file) => file);
+app.MapGet("/search", (string q) => q);
+app.MapGet("/items/{id}", (int id) => id);
+app.Run();
+"""
+#: the three ways a minimal-API program's top-level code holds the library's client: a typed lambda parameter
+#: (dependency injection into the handler), a local the service locator gives, and the locator's result called
+WEB_UI = """using Acme.Shared;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddHttpClient<CatalogClient>(c => c.BaseAddress = new Uri("http://catalog"));
+var app = builder.Build();
+app.MapGet("/manual", async (string file, CatalogClient catalog) => await catalog.Manual(file));
+app.MapGet("/find", async (HttpContext context) =>
+{
+    var catalog = context.RequestServices.GetRequiredService<CatalogClient>();
+    return await catalog.Search("x");
+});
+app.MapGet("/item", (IServiceProvider services) => services.GetRequiredService<CatalogClient>().Item(1));
+app.Run();
+"""
+
+
+def test_a_library_client_used_from_top_level_statements_is_drawn_from_the_program_that_runs_it(tmp_path, embedder):
+
+    _write(tmp_path, {"AppHost/AppHost.csproj": CSPROJ,
+                      "AppHost/Program.cs": "var builder = DistributedApplication.CreateBuilder(args);\n"
+                                            'var catalog = builder.AddProject<Projects.Catalog>("catalog");\n'
+                                            'builder.AddProject<Projects.WebUi>("webui").WithReference(catalog);\n',
+                      "Catalog/Catalog.csproj": CSPROJ, "Catalog/Program.cs": CATALOG,
+                      "Shared/Shared.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>',
+                      "Shared/CatalogClient.cs": LIBRARY,
+                      "WebUi/WebUi.csproj": CSPROJ, "WebUi/Program.cs": WEB_UI})
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    name = {i: n.name for i, n in nodes.items()}
+    calls = {(nodes[e.src].props.get("file"), name[e.dst], e.props.get("resolution")) for e in edges.values()
+             if e.type == "CALLS" and name[e.dst] in ("Manual", "Search", "Item")}
+    assert calls == {("WebUi/Program.cs", "Manual", "receiver_type"), ("WebUi/Program.cs", "Search", "receiver_type"),
+                     ("WebUi/Program.cs", "Item", "inferred_type")}
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        out = tools.service_map(runtime, parse_request(models.ServiceMapRequest, {"project_path": str(tmp_path)}))
+    finally:
+        runtime.close()
+    drawn = {(a.source, a.target): sorted(a.labels) for a in out.links if a.match == "cross_service"}
+    assert drawn == {("WebUi", "Catalog"): ["GET /items/{id}", "GET /manual", "GET /search"]}
