@@ -199,3 +199,14 @@ def test_a_library_client_used_from_top_level_statements_is_drawn_from_the_progr
         runtime.close()
     drawn = {(a.source, a.target): sorted(a.labels) for a in out.links if a.match == "cross_service"}
     assert drawn == {("WebUi", "Catalog"): ["GET /items/{id}", "GET /manual", "GET /search"]}
+
+
+def test_a_services_config_shows_the_resources_it_references_and_the_addresses_its_clients_register(tmp_path):
+    _write(tmp_path, {"AppHost/AppHost.csproj": CSPROJ, "AppHost/Program.cs": APPHOST,
+                      "Shop/Shop.csproj": CSPROJ, "Shop/Program.cs": SHOP,
+                      "scorer/requirements.txt": "fastapi\n", "scorer/main.py": MAIN,
+                      "scorer/routers/scoring.py": SCORING, "scorer/routers/health.py": HEALTH})
+    config = _services(tmp_path)["Shop"]["config"]
+    assert 'references scorer (= AddPythonApp("scorer", "../scorer", "main.py")) (AppHost) (AppHost/Program.cs:3)' \
+        in config
+    assert 'ScoreClient base address = "http://scorer" (AddHttpClient) (Shop/Program.cs:2)' in config
