@@ -174,6 +174,20 @@ app.MapGet("/find", async (HttpContext context) =>
 app.MapGet("/item", (IServiceProvider services) => services.GetRequiredService<CatalogClient>().Item(1));
 app.Run();
 """
+#: a console tool's top-level statements: a local function sees (captures) the statements' locals
+TOOL = """using Acme.Shared;
+
+var catalog = await Connect.Catalog();
+await Ask("x");
+
+async Task<string> Ask(string text) => await catalog.Search(text);
+
+public static class Connect
+{
+    public static async Task<CatalogClient> Catalog() =>
+        new CatalogClient(new HttpClient { BaseAddress = new Uri("http://catalog") });
+}
+"""
 
 
 def test_a_library_client_used_from_top_level_statements_is_drawn_from_the_program_that_runs_it(tmp_path, embedder):
@@ -185,20 +199,23 @@ def test_a_library_client_used_from_top_level_statements_is_drawn_from_the_progr
                       "Catalog/Catalog.csproj": CSPROJ, "Catalog/Program.cs": CATALOG,
                       "Shared/Shared.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>',
                       "Shared/CatalogClient.cs": LIBRARY,
-                      "WebUi/WebUi.csproj": CSPROJ, "WebUi/Program.cs": WEB_UI})
+                      "WebUi/WebUi.csproj": CSPROJ, "WebUi/Program.cs": WEB_UI,
+                      "Tool/Tool.csproj": '<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><OutputType>Exe'
+                                          '</OutputType></PropertyGroup></Project>', "Tool/Program.cs": TOOL})
     nodes, edges = CodeGraph.build(tmp_path).snapshot()
     name = {i: n.name for i, n in nodes.items()}
     calls = {(nodes[e.src].props.get("file"), name[e.dst], e.props.get("resolution")) for e in edges.values()
              if e.type == "CALLS" and name[e.dst] in ("Manual", "Search", "Item")}
     assert calls == {("WebUi/Program.cs", "Manual", "receiver_type"), ("WebUi/Program.cs", "Search", "receiver_type"),
-                     ("WebUi/Program.cs", "Item", "inferred_type")}
+                     ("WebUi/Program.cs", "Item", "inferred_type"), ("Tool/Program.cs", "Search", "inferred_type")}
     runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
     try:
         out = tools.service_map(runtime, parse_request(models.ServiceMapRequest, {"project_path": str(tmp_path)}))
     finally:
         runtime.close()
     drawn = {(a.source, a.target): sorted(a.labels) for a in out.links if a.match == "cross_service"}
-    assert drawn == {("WebUi", "Catalog"): ["GET /items/{id}", "GET /manual", "GET /search"]}
+    assert drawn[("WebUi", "Catalog")] == ["GET /items/{id}", "GET /manual", "GET /search"]
+    assert ("Shared", "Catalog") not in drawn
 
 
 def test_a_services_config_shows_the_resources_it_references_and_the_addresses_its_clients_register(tmp_path):

@@ -42,6 +42,20 @@ class CSharpResolver(TypedResolver):
     def base_type(self, written: str) -> str:
         return written.split("<", 1)[0].rstrip("?").replace("[]", "").strip()
 
+    def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
+        """`TypedResolver.local_type`, and a local of the top-level statements seen from a local function among
+        them (which captures it, as a lambda there does)."""
+        found = super().local_type(bound, owner, name, line)
+        if found is not None or not owner or name not in bound.facts.locals.get("", {}):
+            return found
+        key: str | None = owner
+        while key:
+            index = bound.by_key.get(key)
+            if index is None or bound.sym(index).kind not in ("function", "method"):
+                return None   # inside a type: its members do not see the top-level statements' locals
+            key = bound.sym(index).parent
+        return super().local_type(bound, None, name, line)
+
     def call_result(self, call: CallFact, bound: Bound) -> TypeRes:
         """`TypedResolver.call_result`, and the service locator's ``sp.GetRequiredService<T>()`` /
         ``GetService<T>()``: the ``T`` it is asked for (its one type argument on the call's line)."""
