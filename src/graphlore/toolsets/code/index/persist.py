@@ -213,7 +213,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
 #: 68: an Aspire AppHost resource run from a project folder (``AddPythonApp``, ``AddNpmApp``, ``AddDockerfile`` ...) names
 #: the service there, and a FastAPI router imported through a folder without ``__init__.py`` keeps its mount prefix
-#: (format 67 left both unread: the service unnamed, the routes' prefix unknown).
+#: (format 67 left both unread: the service unnamed, the routes' prefix unknown); a C# local given by
+#: ``GetRequiredService<T>()`` is typed ``T`` in the facts (format 67 stored ``~...GetRequiredService()``).
 FORMAT = 68
 
 
