@@ -393,7 +393,8 @@ def test_dotnet_settings_launch_profiles_and_apphost_environment_show_in_the_ser
         "Stock:Zones:1 = south (Stock.Api/appsettings.json:7)",
         "listens at http://localhost:5105 (launch profile http) (Stock.Api/Properties/launchSettings.json:1)",
         'Identity:Url = "http://id.example" (environment Identity__Url from the AppHost) (AppHost/Program.cs:3)',
-        "references bus (AppHost) (AppHost/Program.cs:3)",
+        # the resource a reference names, as the AppHost adds it
+        'references bus (= AddRabbitMQ("bus")) (AppHost) (AppHost/Program.cs:3)',
         'Mode = "fast" (environment Mode from the AppHost) (AppHost/Program.cs:6)',
         'Idp:Url = idpEndpoint (= idp.GetEndpoint("http")): an endpoint of idp (environment Idp__Url from the AppHost) '
         '(AppHost/Program.cs:9)',

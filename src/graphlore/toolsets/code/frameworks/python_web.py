@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..languages.folding import Folded, literal, unknown
-from ..languages.python.constants import PythonFolder, argument, import_target
+from ..languages.python.constants import PythonFolder, argument, import_target, namespace_names
 from ..languages.symbols import Bound
 from ..model import CallFact, FileFacts
 from ..services.endpoints import Item, join_paths
@@ -96,6 +96,7 @@ class PythonProject:
         self.bounds = bounds
         self.memo = memo
         self.modules: dict[str, FileFacts] = {b.ctx.module_name: b.facts for b in bounds}
+        self.namespaced = namespace_names({b.path: b.ctx.module_name for b in bounds})
         self.routers: dict[tuple[str, str], Router] = {}
         for bound in bounds:
             if memo.get("python_web.web_aliases", bound, _web_aliases):
@@ -161,6 +162,7 @@ class PythonProject:
             return module, expr
         full = self.imported(facts, module, expr)
         owner, _, var = full.rpartition(".")
+        owner = owner if owner in self.modules else self.namespaced.get(owner, owner)
         if (owner, var) in self.routers:
             return owner, var
         return None

@@ -216,7 +216,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: (format 67 named none, as for values that reach two services).
 #: 69: Eventuate Tram sagas: ``SagaInstanceFactory.create(saga, ..)`` triggers the saga's step definitions, and a
 #: step triggers the ``CommandEndpoint`` field it sends (``TRIGGERS`` kinds ``saga_start`` and ``saga_step``).
-FORMAT = 69
+#: 70: an Aspire AppHost resource run from a project folder (``AddPythonApp``, ``AddNpmApp``, ``AddDockerfile`` ...) names
+#: the service there, and a FastAPI router imported through a folder without ``__init__.py`` keeps its mount prefix
+#: (format 69 left both unread: the service unnamed, the routes' prefix unknown); a C# local given by
+#: ``GetRequiredService<T>()`` is typed ``T`` in the facts (format 69 stored ``~...GetRequiredService()``).
+FORMAT = 70
 
 
 def _context(values: list) -> FileContext:

@@ -207,9 +207,12 @@ class TypedResolver(Resolver):
 
     # ---- receivers ----------------------------------------------------------------------------
     def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
-        """The type a local or parameter was declared with ("" when untyped), None when it is not one."""
+        """The type a local or parameter was declared with ("" when untyped), None when it is not one. A call
+        outside every symbol (C#'s top-level statements, a lambda among them) reads the file's own table ("")."""
         key = owner
-        while key:
+        if not key and "" in bound.facts.locals:
+            key = ""
+        while key is not None:
             table = bound.facts.locals.get(key)
             if table and name in table:
                 best = ""
@@ -217,10 +220,10 @@ class TypedResolver(Resolver):
                     if type_ and type_ != "?" and (decl_line <= line or not best):
                         best = type_
                 return best
-            index = bound.by_key.get(key)
+            index = bound.by_key.get(key) if key else None
             if index is None or bound.sym(index).kind in TYPE_KINDS:
                 return None
-            key = bound.sym(index).parent
+            key = bound.sym(index).parent or None
         return None
 
     def written_type(self, written: str, bound: Bound, owner: str | None, line: int) -> tuple[TypeRes, str]:

@@ -3,7 +3,8 @@ settings (``ConnectionStrings:EventBus = amqp://localhost``, the ``A:B`` keys ``
 ``GetSection`` and ``Configure<TOptions>`` read; ``Logging`` left out), the addresses its
 ``Properties/launchSettings.json`` profiles listen at, and what a .NET Aspire AppHost gives the project it runs
 (``.WithEnvironment("Identity__Url", value)``: the setting ``Identity:Url``, its value as written;
-``.WithReference(resource)``), each with ``file:line``. Read on every update (the files are small and few);
+``.WithReference(resource)``, with the ``Add*`` call that made the resource), and the base address each ``HttpClient``
+registration of its own code sets, each with ``file:line``. Read on every update (the files are small and few);
 a file that does not parse as JSON (comments and trailing commas are allowed, as .NET allows them) is left out.
 """
 
@@ -118,7 +119,35 @@ def _apphost(layout: Layout, facts: Mapping[str, FileFacts]) -> dict[str, list[s
                     f"{key.replace('__', ':')} = {_value(call.args[1], file, variables, resources)} "
                     f"(environment {key} from the AppHost) ({path}:{call.line})")
             elif call.name == "WithReference":
-                out.setdefault(service, []).append(f"references {call.args[0]} (AppHost) ({path}:{call.line})")
+                made = _made(call.args[0], file, variables)
+                out.setdefault(service, []).append(
+                    f"references {call.args[0]}{f' (= {made})' if made else ''} (AppHost) ({path}:{call.line})")
+    return out
+
+
+def _made(variable: str, file: FileFacts, variables: dict[str, int]) -> str:
+    """How the AppHost made the resource a variable holds: the ``Add*`` call on the line it is assigned, as
+    written (``AddPythonApp("scorer", "../scorer", "main.py")``), "" when that is not one call."""
+    line = variables.get(variable.strip())
+    added = [c for c in file.calls if c.line == line and c.name.startswith("Add")] if line is not None else []
+    return f"{added[0].name}({', '.join(added[0].args)})" if len(added) == 1 else ""
+
+
+def _client_addresses(layout: Layout, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:
+    """Per service, the base address each ``HttpClient`` registration in its own code sets
+    (``AddHttpClient<T>(c => c.BaseAddress = new Uri("http://x"))``), as written."""
+    roots = sorted(((module, name) for name, service in layout.services.items() for module in service.modules),
+                   key=lambda pair: -len(pair[0]))
+    out: dict[str, list[str]] = {}
+    for path, file in sorted(facts.items()):
+        for base in file.extra.get("base_addresses", []):
+            service = next((name for module, name in roots if module == "." or path.startswith(module + "/")), None)
+            if service is None:
+                continue
+            client = base.get("client", "").removeprefix("name:") or base.get("target", "")
+            registrar = base.get("registrar", "")
+            out.setdefault(service, []).append(
+                f"{client} base address = {base['value']}{f' ({registrar})' if registrar else ''} ({path}:{base['line']})")
     return out
 
 
@@ -136,6 +165,8 @@ def _value(written: str, file: FileFacts, variables: dict[str, int], resources: 
 def dotnet_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:
     """Per microservice with a .NET project, its configuration lines (see the module docstring)."""
     out = _apphost(layout, facts)
+    for service, lines in _client_addresses(layout, facts).items():
+        out[service] = out.get(service, []) + lines
     for name, service in layout.services.items():
         for module_path in service.modules:
             module = layout.modules.get(module_path)

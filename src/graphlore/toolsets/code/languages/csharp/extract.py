@@ -129,8 +129,8 @@ def awaited_type(node: Node | None) -> str:
 
 
 def local_type(type_node: Node | None, value: Node | None) -> str:
-    """What a local is declared as; for ``var``, what its value makes (``new T()`` -> ``T``, a string, a call ->
-    ``~callee()``), else ``?``."""
+    """What a local is declared as; for ``var``, what its value makes (``new T()`` -> ``T``, a string,
+    ``sp.GetRequiredService<T>()`` -> ``T``, a call -> ``~callee()``), else ``?``."""
     written = type_name(type_node)
     if written and written != "var":
         return written
@@ -140,9 +140,27 @@ def local_type(type_node: Node | None, value: Node | None) -> str:
     if kind in _STRINGS or kind == "object_creation_expression":
         return "string" if kind in _STRINGS else type_name(value.child_by_field_name("type"))
     function = value.child_by_field_name("function") if kind == "invocation_expression" else None
+    if (located := _located_service(function)) is not None:
+        return located
     callable_types = ("identifier", "member_access_expression", "generic_name")
     return f"~{re.sub(r'<[^<>]*>', '', squash(text(function)))}()" if function is not None and \
         function.type in callable_types else "?"
+
+
+#: the service locator's methods whose one type argument is the type of what they give
+SERVICE_LOCATORS = frozenset({"GetRequiredService", "GetService", "GetRequiredKeyedService", "GetKeyedService"})
+
+
+def _located_service(function: Node | None) -> str | None:
+    """``T`` for a call ``x.GetRequiredService<T>()`` / ``GetService<T>()`` (keyed ones too: dependency injection's
+    service locator gives the ``T`` it is asked for), else None."""
+    name = function.child_by_field_name("name") if function is not None and \
+        function.type == "member_access_expression" else function
+    if name is None or name.type != "generic_name" or text(name.named_children[0]) not in SERVICE_LOCATORS:
+        return None
+    arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+    types = [c for c in arguments.named_children] if arguments is not None else []
+    return type_name(types[0]) or None if len(types) == 1 and types[0].type != "generic_name" else None
 
 
 class _Extractor(Extractor):

@@ -2,13 +2,16 @@
 
 Unqualified type and function names are looked for in the enclosing namespaces (innermost first), then in
 the namespaces the ``using`` directives open (``using static`` ones for their members too); ``using X =
-A.B;`` aliases a type. ``this`` and ``base`` are the enclosing instance and its base class.
+A.B;`` aliases a type. ``this`` and ``base`` are the enclosing instance and its base class. The service locator's
+``GetRequiredService<T>()`` gives a ``T``.
 """
 
 from __future__ import annotations
 
+from ...model import CallFact
 from ..symbols import Bound
-from ..typed import TypedResolver
+from ..typed import TypedResolver, TypeRes
+from .extract import SERVICE_LOCATORS
 
 BUILTIN_TYPES = frozenset({
     "bool", "byte", "sbyte", "char", "decimal", "double", "float", "int", "uint", "nint", "nuint", "long", "ulong",
@@ -38,3 +41,28 @@ class CSharpResolver(TypedResolver):
 
     def base_type(self, written: str) -> str:
         return written.split("<", 1)[0].rstrip("?").replace("[]", "").strip()
+
+    def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
+        """`TypedResolver.local_type`, and a local of the top-level statements seen from a local function among
+        them (which captures it, as a lambda there does)."""
+        found = super().local_type(bound, owner, name, line)
+        if found is not None or not owner or name not in bound.facts.locals.get("", {}):
+            return found
+        key: str | None = owner
+        while key:
+            index = bound.by_key.get(key)
+            if index is None or bound.sym(index).kind not in ("function", "method"):
+                return None   # inside a type: its members do not see the top-level statements' locals
+            key = bound.sym(index).parent
+        return super().local_type(bound, None, name, line)
+
+    def call_result(self, call: CallFact, bound: Bound) -> TypeRes:
+        """`TypedResolver.call_result`, and the service locator's ``sp.GetRequiredService<T>()`` /
+        ``GetService<T>()``: the ``T`` it is asked for (its one type argument on the call's line)."""
+        if call.name in SERVICE_LOCATORS:
+            asked = {tuple(types) for line, name, types in bound.facts.extra.get("generic_calls", [])
+                     if line == call.line and name == call.name}
+            types = next(iter(asked)) if len(asked) == 1 else ()
+            if len(types) == 1 and "<" not in types[0]:
+                return self.resolve_type(types[0], bound, call.owner or None)
+        return super().call_result(call, bound)

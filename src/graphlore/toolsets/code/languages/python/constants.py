@@ -59,6 +59,26 @@ def import_target(module: str, target: str, is_package: bool, exists) -> str:
 
 
 
+def namespace_names(modules: dict[str, str]) -> dict[str, str]:
+    """Dotted names a module is also imported by through folders without ``__init__.py`` (namespace packages:
+    ``from routers import users`` names ``routers/users.py``, whose module name is ``users`` as no package
+    holds it): each longer path suffix of the file (``routers.users``, ``app.routers.users`` ...) -> its module
+    name, for paths given as ``{file path: module name}``. A suffix two files share names neither."""
+    found: dict[str, set[str]] = {}
+    for path, module in modules.items():
+        if not path.endswith(".py"):
+            continue
+        parts = path[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        own = len(module.split("."))
+        for start in range(len(parts) - own - 1, -1, -1):
+            if all(part.isidentifier() for part in parts[start:]):
+                found.setdefault(".".join(parts[start:]), set()).add(path)
+    return {name: modules[next(iter(paths))] for name, paths in found.items()
+            if len(paths) == 1 and name not in modules.values()}
+
+
 class PythonFolder(FileFolder):
     """Folds a Python expression in a module (its constants and the constants it imports); files by module name."""
 
