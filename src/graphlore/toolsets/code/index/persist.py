@@ -211,7 +211,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: a TS/JS factory's returned object literal gives it methods (``const Api = () => ({ list() {...} })``:
+#:     ``Api.list``), what ``export default Api()`` or ``module.exports = Api()`` makes is that object
+#:     (``extra["default_made"]``), and a Next.js handler wrapped in a call is the function it wraps
+#:     (``extra["default_wraps"]``)
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:
