@@ -111,7 +111,12 @@ class Agent:
         return hits[0].node.id if hits else None
 
     def upstream(self, node: str | None, depth: int) -> list[str]:
-        return [] if node is None else [r.node.id for r in self("impact", id=node, depth=depth, limit=500).results]
+        """The blast radius as one impact call (``in``) gives it: what reaches the node, then its ``consumers``
+        (SKILL.md: who receives what the node itself sends, listed apart; a change to what it sends breaks them)."""
+        if node is None:
+            return []
+        out = self("impact", id=node, depth=depth, limit=500)
+        return [r.node.id for r in out.results] + [c.node.id for c in out.consumers]
 
     def trace(self, start: str | None, end: str | None) -> list[list[str]]:
         if start is None or end is None:

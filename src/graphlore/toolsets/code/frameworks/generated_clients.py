@@ -298,7 +298,11 @@ def _local_path(facts: FileFacts, owner: str) -> tuple[int, str, str] | None:
 
 def _read_script(generated: Generated, bound: Bound) -> Iterator[Item]:
     facts = bound.facts
+    kinds = {sym.key: sym.kind for sym in facts.symbols}
     for owner, options in facts.extra.get("option_methods", {}).items():
+        parent = owner.rpartition(".")[0]
+        if parent and kinds.get(parent) == "function":
+            continue   # typescript-axios: an operation of the object a factory returns (its call sites are not read)
         paths = facts.extra.get("assigns", {}).get(owner, {}).get("localVarPath", [])
         found = _local_path(facts, owner) if len(paths) == 1 else None   # one operation per method, never paired
         methods = {method for _, method in options.values()}

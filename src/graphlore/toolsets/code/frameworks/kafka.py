@@ -17,7 +17,9 @@ positional arguments) and ``subscribe([...])`` (or ``topics=``); confluent ``sub
 ...) on a ``KafkaConsumer``/``Consumer`` (in Kotlin also without a receiver, inside ``consumer.apply { ... }``,
 when a list is written); C# ``Subscribe(topic)``/``Subscribe(new[] {...})`` on a value whose type
 names a consumer (``IConsumer<K, V>``, ``new ConsumerBuilder<K, V>(...).Build()``), so Rx's ``Subscribe`` is not
-read. The list may be made in a local of the function where the language's facts keep what a local is assigned
+read. The consumer's handler is the method that polls what it subscribed (``Consume``, ``poll``, ``consume``):
+a field subscribed in a constructor and polled in one loop method of the class is handled there
+(`KafkaReader.polling`). The list may be made in a local of the function where the language's facts keep what a local is assigned
 (Java, Kotlin: ``List<String> topics = List.of("a")``).
 
 A topic is folded like a URL: literals, constants, locals and environment reads (settled later from the
@@ -59,6 +61,9 @@ _PARTITION = re.compile(r"^new\s+(?:[\w.]+\.)?TopicPartition\s*\((.*)\)$", re.S)
 #: Python's client classes -> the library (a receiver made by one names it)
 _PY_FLAVORS = {"KafkaProducer": "kafka_python", "KafkaConsumer": "kafka_python", "Producer": "confluent_kafka",
                "Consumer": "confluent_kafka", "AIOKafkaProducer": "aiokafka", "AIOKafkaConsumer": "aiokafka"}
+#: the calls that take a subscribed consumer's next messages, by language (`KafkaReader.polling`)
+POLLS = {"python": frozenset({"poll", "consume"}), "java": frozenset({"poll"}), "kotlin": frozenset({"poll"}),
+         "csharp": frozenset({"Consume"}), "javascript": frozenset({"consume"}), "typescript": frozenset({"consume"})}
 #: what a folded topic never holds: it is a list, a pattern or code, not one topic
 _NOT_A_TOPIC = re.compile(r"[\[\]{}()'\"\s,]")
 
@@ -108,8 +113,31 @@ class KafkaReader:
         self.by_key = {sym.key: index for index, sym in enumerate(bound.facts.symbols)}
 
     def make(self, call: CallFact, kind: str, flavor: str, topic: Folded, written: str) -> Item:
-        return item(self.bound, self.by_key.get(call.owner, -1), kind, flavor, call.line, broker="kafka",
+        owner = self.polling(call) if kind == "route" else call.owner
+        return item(self.bound, self.by_key.get(owner, -1), kind, flavor, call.line, broker="kafka",
                     topic=topic, written=written)
+
+    def polling(self, call: CallFact) -> str:
+        """The method that takes the messages a subscription delivers: the one method of the subscribing method's
+        class that polls the same consumer field (``_consumer.Subscribe(topic)`` in a constructor,
+        ``_consumer.Consume(token)`` in a loop method; ``this.consumer`` and ``consumer`` are one field). The
+        subscribing function itself when it polls too, when no other method or several do, and when the consumer is
+        a local or parameter of its own."""
+        facts = self.bound.facts
+        subscriber = self.by_key.get(call.owner)
+        field = _field(call.receiver)
+        if subscriber is None or field is None or not facts.symbols[subscriber].parent:
+            return call.owner
+        if call.receiver[0] == "name" and (field in facts.locals.get(call.owner, {})
+                                           or field in dict(facts.symbols[subscriber].params)):
+            return call.owner
+        parent = facts.symbols[subscriber].parent
+        polls = POLLS.get(facts.language, frozenset())
+        owners = {c.owner for c in facts.calls if c.name in polls and _field(c.receiver) == field
+                  and c.owner in self.by_key and facts.symbols[self.by_key[c.owner]].parent == parent}
+        if call.owner in owners or len(owners) != 1:
+            return call.owner
+        return next(iter(owners))
 
     def topics(self, call: CallFact, kind: str, flavor: str, exprs: list[str], whole: str) -> Iterator[Item]:
         """One item per topic expression; one unresolved item when the list is not written out."""
@@ -258,6 +286,17 @@ class KafkaReader:
         receiver = call.receiver
         name = receiver[1] if receiver[0] == "name" else receiver[2] if receiver[0] == "field" else ""
         return declared_type(self.bound, call.owner, name, call.line) if name else ""
+
+
+def _field(receiver) -> str | None:
+    """The field a receiver names (``_consumer``, ``this.consumer``, ``self.consumer``), else None."""
+    if receiver is None:
+        return None
+    if receiver[0] == "name":
+        return receiver[1]
+    if receiver[0] == "field" and receiver[1] in (["this"], ["name", "self"]):
+        return receiver[2]
+    return None
 
 
 def _listed(written: str) -> list[str]:

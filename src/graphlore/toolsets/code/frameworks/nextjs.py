@@ -1,7 +1,8 @@
 """Next.js API routes, whose paths are their files' paths (no call registers them).
 
 **Pages router**: a file under the module's ``pages/api/`` (or ``src/pages/api/``) with a default export (its
-handler; a call's result, ``export default NextAuth(options)``, is the file's, at that line) is the route ``/api/<path>``: the file's path without its extension, ``index`` the folder itself,
+handler; a call's result is at that line, its handler the module's function the call wraps, ``export default
+withAuth(handler)``, else the file's: ``export default NextAuth(options)``) is the route ``/api/<path>``: the file's path without its extension, ``index`` the folder itself,
 ``[id]`` a parameter ``{id}``, the catch-all ``[...slug]`` ``{slug}/**`` (one segment or more), the optional
 ``[[...slug]]`` ``**`` (the folder itself too). Its methods are the ones the file
 compares ``req.method`` (or a ``method`` variable: ``const { method } = req``) with as literals (``req.method
@@ -92,8 +93,12 @@ def read_next(modules: set[str], project: Project, bound: Bound) -> Iterator[Ite
         path = _path(segments)
         if path is None:
             return
-        # a handler wrapped in a call (``export default NextAuth(options)``, ``withAuth(handler)``) is the file's
+        # a handler wrapped in a call: the module's function it wraps (``withAuth(handler)``), else the file's
+        # (``export default NextAuth(options)``)
         handler = by_key.get(facts.extra.get("default") or "", -1)
+        wrapped = by_key.get(facts.extra.get("default_wraps") or "", -1)
+        if handler < 0 and wrapped >= 0 and facts.symbols[wrapped].kind == "function":
+            handler = wrapped
         methods = [m for m in facts.extra.get("method_checks", []) if m in HTTP_METHODS] or [ANY]
         for method in methods:
             yield item(bound, handler, "route", "nextjs", facts.extra.get("default_call"), http_method=method,

@@ -220,7 +220,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: the service there, and a FastAPI router imported through a folder without ``__init__.py`` keeps its mount prefix
 #: (format 69 left both unread: the service unnamed, the routes' prefix unknown); a C# local given by
 #: ``GetRequiredService<T>()`` is typed ``T`` in the facts (format 69 stored ``~...GetRequiredService()``).
-FORMAT = 70
+#: 71: a TS/JS factory's returned object literal gives it methods (``const Api = () => ({ list() {...} })``:
+#:     ``Api.list``), what ``export default Api()`` or ``module.exports = Api()`` makes is that object
+#:     (``extra["default_made"]``), and a Next.js handler wrapped in a call is the function it wraps
+#:     (``extra["default_wraps"]``)
+FORMAT = 71
 
 
 def _context(values: list) -> FileContext:

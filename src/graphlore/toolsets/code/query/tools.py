@@ -676,7 +676,9 @@ def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
         nodes = [n for n in store.get_nodes(ids[:READ_CANDIDATES]) if fits(n)]
         if nodes:
             extra = max(0, len(ids) - READ_CANDIDATES)
-            tiers.append((reason, score, sorted(nodes, key=lambda n: (node_ref(n).label, n.id)), len(nodes) + extra))
+            # hand-written code before generated code (stubs would crowd the implementation out of the first ten)
+            tiers.append((reason, score, sorted(nodes, key=lambda n: (bool(n.props.get("generated")),
+                                                                     node_ref(n).label, n.id)), len(nodes) + extra))
     if not tiers:
         labels = closest_labels(store, identifier, kind)
         what = f"{hint} " if hint else ""

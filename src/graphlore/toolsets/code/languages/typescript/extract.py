@@ -177,6 +177,11 @@ def _string_value(node: Node | None) -> str:
     return raw[1:-1] if len(raw) >= 2 and raw[0] in "'\"`" else raw
 
 
+def _key_name(node: Node) -> str:
+    """A property key as a name (``list`` for ``list:`` and ``"list":``)."""
+    return _string_value(node) if node.type == "string" else text(node)
+
+
 def _jsdoc(node: Node) -> str:
     return doc_comment(node, "comment")
 
@@ -225,6 +230,10 @@ class _Extractor(Extractor):
         super().__init__(syntax, path, src, "javascript" if syntax is JAVASCRIPT else "typescript")
         self.exports: dict[str, str] = {}
         self.default: str | None = None
+        #: the callee of a default export that is a call's result (``export default Api()``, ``module.exports =
+        #: make()``), and the name that call wraps (its first argument, inside nested calls: ``withAuth(handler)``)
+        self.default_made: str | None = None
+        self.default_wraps: str | None = None
         #: the line of ``export default f(...)`` (a default export that is a call's result)
         self.default_call: int | None = None
 
@@ -302,6 +311,7 @@ class _Extractor(Extractor):
                 self.default = text(value)
             elif value.type == "call_expression":   # a wrapped handler: ``export default NextAuth(options)``
                 self.default_call = stmt.start_point[0] + 1
+                self.made(value)
             return
         clause = next((c for c in stmt.named_children if c.type == "export_clause"), None)
         namespace = next((c for c in stmt.named_children if c.type == "namespace_export"), None)
@@ -329,6 +339,17 @@ class _Extractor(Extractor):
                     else:
                         self.exports[exported] = local
 
+    def made(self, call: Node) -> None:
+        """Record the callee of a default export that is a call's result and the name it wraps (`default_made`)."""
+        self.default_made = dotted(call.child_by_field_name("function")) or None
+        while call is not None and call.type == "call_expression":
+            args = call.child_by_field_name("arguments")
+            first = next((a for a in (args.named_children if args is not None else []) if a.type != "comment"), None)
+            if first is not None and first.type == "identifier":
+                self.default_wraps = text(first)
+                return
+            call = first
+
     def commonjs_export(self, expr: Node) -> None:
         if expr.type != "assignment_expression":
             return
@@ -337,6 +358,8 @@ class _Extractor(Extractor):
         if left == "module.exports" and right is not None:
             if right.type == "identifier":
                 self.default = text(right)
+            elif right.type == "call_expression":   # ``module.exports = Api()``: what the factory made
+                self.made(right)
             elif right.type in _FUNCTIONS + _CLASSES:   # ``module.exports = function charge(req) {...}``
                 own = right.child_by_field_name("name")
                 name = text(own) if own is not None else "default"
@@ -554,6 +577,24 @@ class _Extractor(Extractor):
                 body = body.named_children[0]
         if body.type == "object":
             self.facts.extra.setdefault("object_returns", {})[key] = [body.start_point[0] + 1, text(body)]
+            self.object_methods(key, body)
+
+    def object_methods(self, key: str, obj: Node) -> None:
+        """The functions of the object a module-level factory returns (``const Api = () => ({ list() {...},
+        get: async (id) => {...} })``) as its methods ``Api.list``, ``Api.get``: a caller holding what the factory
+        made (``export default Api()``, ``const api = Api()``) calls them (`resolve.TsResolver.returned`). A name the
+        factory already declares (a nested function) keeps that symbol."""
+        for prop in obj.named_children:
+            if prop.type == "method_definition":
+                name = text(prop.child_by_field_name("name"))
+                if f"{key}.{name}" not in self.by_key:
+                    self.member(prop, key, [])
+            elif prop.type == "pair":
+                name_node, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
+                if name_node is not None and name_node.type in ("property_identifier", "string") and value is not None \
+                        and value.type in ("arrow_function", "function_expression", "function") \
+                        and f"{key}.{_key_name(name_node)}" not in self.by_key:
+                    self.function(value, _key_name(name_node), key, False, prop, kind="method", outer=prop)
 
     def declarator(self, node: Node, scope: str | None, exported: bool, doc_node: Node, stmt: Node) -> None:
         name_node = node.child_by_field_name("name")
@@ -634,6 +675,10 @@ class _Extractor(Extractor):
             self.facts.extra["default"] = self.default
         elif self.default_call is not None:
             self.facts.extra["default_call"] = self.default_call
+        if self.default is None and self.default_made:
+            self.facts.extra["default_made"] = self.default_made
+        if self.default is None and self.default_wraps:
+            self.facts.extra["default_wraps"] = self.default_wraps
         self.calls(root)
         self.locals(root)
         self.record_values(self.assignment_pairs(root) + returned_values(root))

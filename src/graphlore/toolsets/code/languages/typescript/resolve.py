@@ -133,7 +133,8 @@ class TsResolver(NameResolver):
         if binding[0] == "ns":
             return ("module", (target.path, -1))
         if binding[0] == "require":
-            if "default" in target.facts.extra and not target.facts.extra.get("exports"):
+            if ("default" in target.facts.extra or "default_made" in target.facts.extra) \
+                    and not target.facts.extra.get("exports"):
                 return self.member_in(target, "default", seen)
             return ("module", (target.path, -1))
         return self.member_in(target, binding[2], seen)
@@ -144,7 +145,12 @@ class TsResolver(NameResolver):
         extra = bound.facts.extra
         if name == "default":
             local = extra.get("default")
-            return self.local_value(bound, local, seen) if local else ("unknown", "no default export")
+            if local:
+                return self.local_value(bound, local, seen)
+            made = extra.get("default_made")
+            if made:   # ``export default Api()``: what the factory made
+                return self.returned(self.resolve_dotted(bound, None, made))
+            return ("unknown", "no default export")
         local = extra.get("exports", {}).get(name)
         if local is not None:
             return self.local_value(bound, local, seen)
@@ -209,6 +215,17 @@ class TsResolver(NameResolver):
     def literal_type(self, type_: str, bound: Bound, owner: str) -> Value:
         value = self.resolve_dotted(bound, owner or None, type_)
         return ("instance", value[1], "receiver_type") if value[0] == "class" else ("external", type_)
+
+    def returned(self, callee: Value, globals_ok: bool = True) -> Value:
+        """What calling ``callee`` gives; a factory without a return type that returns an object literal with
+        functions (`extract.object_methods`) gives that object, whose methods are the factory's own."""
+        if callee[0] == "function":
+            self.touch(callee[1])
+            sym = self.table.sym(callee[1])
+            bound = self.table.files[callee[1][0]]
+            if not sym.type and any(bound.sym(i).kind == "method" for i in bound.members(sym.key)):
+                return ("instance", callee[1], "inferred_type")
+        return super().returned(callee, globals_ok)
 
     def module_call(self, name: str) -> dict:
         return {"reason": "undefined_name"}
