@@ -114,3 +114,56 @@ def test_a_gateway_catch_all_forward_reaches_only_the_block_nginx_picks(tmp_path
     assert "Host header the request carries is not known" in kept.props["match_detail"]
     # the proxy's own locations still forward as before
     assert reached(routes[("edge", "ANY /**")]) == ["GET /"]
+
+
+def _gateway_tree(edge: str, routes: str = ROUTES) -> dict[str, str]:
+    return {
+        "orders/Dockerfile": "FROM python:3.12\n", "orders/requirements.txt": "flask\n", "orders/app.py": ORDERS,
+        "web/Dockerfile": "FROM python:3.12\n", "web/requirements.txt": "flask\n", "web/app.py": WEB,
+        "gateway/Dockerfile": "FROM eclipse-temurin:21\n", "gateway/pom.xml": GATEWAY_POM,
+        "gateway/src/main/java/shop/GatewayApplication.java": GATEWAY_APP,
+        "gateway/src/main/resources/application.yml": routes,
+        "edge/templates/default.conf.template": edge,
+        "docker-compose.yml": "services:\n  edge:\n    image: nginx:1.27\n    volumes:\n"
+                              "      - ./edge/templates:/etc/nginx/templates\n"
+                              "  gateway:\n    build: ./gateway\n  orders:\n    build: ./orders\n"
+                              "  web:\n    build: ./web\n"}
+
+
+def _reached_from(tmp_path: Path, files: dict[str, str], label: str) -> tuple[list[str], dict]:
+    write_tree(tmp_path, files)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    [route] = [n for n in nodes.values() if n.kind == "route" and n.props["microservice"] == "gateway"
+               and n.props["label"] == label]
+    return sorted(nodes[e.dst].props["label"] for e in edges.values()
+                  if e.src == route.id and e.type == "HTTP_CALLS"), route.props
+
+
+def test_a_block_without_locations_still_answers_first(tmp_path: Path):
+    """nginx picks among every block of the port, not only those holding a location the forward reaches: a first
+    block that only ``return``s (no location) answers ``Host: edge``, so no location is reached."""
+    edge = "server {\n  listen 80 default_server;\n  return 444;\n}\n" + EDGE
+    reached, props = _reached_from(tmp_path, _gateway_tree(edge), "ANY /api/**")
+    assert reached == [] and props["match"] in ("unresolved", "no_route")
+
+
+def test_the_one_block_reached_is_not_linked_when_another_block_answers(tmp_path: Path):
+    """Only one block holds a location the forward reaches, but the block nginx picks for ``Host: edge`` is another
+    (its ``server_name`` is ``edge``): the reached location is never linked."""
+    edge = ("server {\n  server_name edge;\n  location /other/ { proxy_pass http://web:8000; }\n}\n"
+            "server {\n  server_name api.shop.test;\n  location /orders/ { proxy_pass http://orders:8000; }\n}\n")
+    routes = ROUTES.replace("Path=/api/**", "Path=/api/orders/**")
+    reached, props = _reached_from(tmp_path, _gateway_tree(edge, routes), "ANY /api/orders/**")
+    assert reached == [] and props["match"] in ("unresolved", "no_route")
+
+
+def test_a_block_listening_on_loopback_only_never_answers_another_container():
+    """A request from another container reaches nginx on its own address, never ``127.0.0.1``: a block that listens
+    on the loopback address only is not the port's first block for it (nginx picks by address, then port)."""
+    blocks = _blocks("server {\n  listen 127.0.0.1:80;\n  location / { return 200; }\n}\n" + TWO_HOSTS)
+    assert blocks[0].ports == ()
+    assert answering_block(blocks, "proxy", 80)[0] == blocks[1]
+    # an address that is neither loopback nor every address: which requests reach it is not known
+    other = _blocks("server {\n  listen 10.1.2.3:80;\n  location / { return 200; }\n}\n" + TWO_HOSTS)
+    assert other[0].ports is None and answering_block(other, "proxy", 80)[0] is None
+    assert _blocks("server { listen [::]:80; listen *:8080; listen 0.0.0.0:81; }")[0].ports == (80, 8080, 81)

@@ -6,7 +6,7 @@ locations of that block only, never every block's ``location /``."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 _COMMENT = re.compile(r"#[^\n]*")
 _SERVER_NAME = re.compile(r"\bserver_name\s+([^;{}]+);")
@@ -14,8 +14,12 @@ _SERVER_NAME = re.compile(r"\bserver_name\s+([^;{}]+);")
 _HOST_NAME = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z0-9][\w-]*)*")
 _SERVER_BLOCK = re.compile(r"\bserver\s*\{")
 _LISTEN = re.compile(r"\blisten\s+([^;{}]+);")
-#: the port of a ``listen`` address: ``80``, ``*:80``, ``0.0.0.0:8080``, ``[::]:80``, ``localhost:8000``
-_PORT = re.compile(r"^(?:(?:\[[^\]]*\]|[\w.*-]+):)?(\d+)$")
+#: a ``listen`` address: ``80``, ``*:80``, ``0.0.0.0:8080``, ``[::]:80``, ``localhost:8000``, ``localhost``
+_LISTEN_ADDRESS = re.compile(r"^(?:(\[[^\]]*\]|[\w.*-]+):)?(\d+)$|^([A-Za-z][\w.-]*|\d+\.\d+\.\d+\.\d+|\[[^\]]*\])$")
+#: addresses that take a request on any of the machine's addresses
+_EVERY_ADDRESS = ("*", "0.0.0.0", "[::]")
+#: addresses another container never reaches nginx on
+_LOOPBACK = re.compile(r"^(?:localhost|127(?:\.\d+){3}|\[::1\])$")
 
 
 def server_names(text: str) -> list[str]:
@@ -42,6 +46,9 @@ class ServerBlock:
     ports: tuple[int, ...] | None
     #: the ports it is the ``default_server`` of
     default_for: tuple[int, ...]
+    #: every server block of its file, itself included, in order: nginx picks among them all, a block that holds no
+    #: location a forward reaches included
+    peers: tuple[ServerBlock, ...] = field(default=(), repr=False, compare=False)
 
 
 def _block_end(text: str, start: int) -> int:
@@ -67,23 +74,39 @@ def server_blocks(path: str, text: str) -> list[tuple[int, int, ServerBlock]]:
             own = re.sub(r"\{[^{}]*\}", " ", own)
         written = [n for m in _SERVER_NAME.finditer(own) for n in m.group(1).split()]
         names = tuple(n for n in written if _HOST_NAME.fullmatch(n))
-        ports: list[int] | None = []
-        default_for: list[int] = []
-        for listen in _LISTEN.finditer(own):
-            address, *flags = listen.group(1).split()
-            port = _PORT.match(address)
-            number = int(port.group(1)) if port else 80 if re.fullmatch(r"[\w.-]+", address) and not \
-                address.isdigit() and address != "unix" else None
-            if number is None or ports is None:
-                ports = None
-                continue
-            ports.append(number)
-            if "default_server" in flags or "default" in flags:
-                default_for.append(number)
+        ports, default_for = _listens(own)
         out.append((found.start(), end, ServerBlock(
             path, len(out), names, len(names) < len([n for n in written if n not in ('""', "_")]),
-            None if ports is None else tuple(ports or [80]), tuple(default_for))))
-    return out
+            ports, default_for)))
+    peers = tuple(block for _, _, block in out)
+    return [(start, end, replace(block, peers=peers)) for start, end, block in out]
+
+
+def _listens(body: str) -> tuple[tuple[int, ...] | None, tuple[int, ...]]:
+    """(the ports a block takes another container's requests on, the ports it is the ``default_server`` of) from its
+    ``listen`` lines (none written: 80). nginx picks a block by the address a request reaches first: one listening on
+    the loopback address only (``127.0.0.1:80``) never takes another container's request, so it has no port; one on
+    another named address, or one not read (``${PORT}``), makes the ports None (not known)."""
+    ports: list[int] = []
+    default_for: list[int] = []
+    written = False
+    for listen in _LISTEN.finditer(body):
+        written = True
+        address, *flags = listen.group(1).split()
+        found = _LISTEN_ADDRESS.match(address)
+        if found is None:
+            return None, ()
+        host, port, bare = found.groups()
+        host = host or bare or "*"
+        number = int(port) if port else 80
+        if _LOOPBACK.match(host):
+            continue
+        if host not in _EVERY_ADDRESS:
+            return None, ()
+        ports.append(number)
+        if "default_server" in flags or "default" in flags:
+            default_for.append(number)
+    return (tuple(ports) if written else (80,)), tuple(default_for)
 
 
 def answering_block(blocks: list[ServerBlock], host: str | None, port: int | None) -> tuple[ServerBlock | None, str]:
@@ -92,7 +115,7 @@ def answering_block(blocks: list[ServerBlock], host: str | None, port: int | Non
     the first block listening there; and, when none can be told, why."""
     if port is None:   # a published port (``localhost:8080``) is not the one nginx listens on in its container
         known = {b.ports for b in blocks}
-        if len(known) != 1 or None in known:
+        if len(known) != 1 or None in known or () in known:
             return None, "the port the request reaches nginx on is not known, and its server blocks listen on different ones"
         port = next(iter(known))[0]
     listening = [b for b in blocks if b.ports is None or port in b.ports]
