@@ -137,3 +137,18 @@ def test_deployments_that_run_different_profiles_each_keep_theirs():
     assert active is not None and active.names == {"prod", "dev"}
     assert active_profiles(Values()) is None
     assert active_profiles(Values(env={"SPRING_PROFILES_ACTIVE": ["${PROFILE}"]})) is None
+
+
+def test_a_profile_value_not_read_leaves_the_active_profiles_unknown():
+    """A variable the deployment gives a value not known here (a shell variable: ``{?}``, a placeholder) overrides
+    the base settings' ``spring.profiles.active`` with something unknown; a list that names some profiles and an
+    unknown one, or an include or group member not known, may run any profile: unknown, never the known part."""
+    base = {"spring.profiles.active": "prod"}
+    assert active_profiles(Values(entries=dict(base), env={"SPRING_PROFILES_ACTIVE": ["{?}"]})) is None
+    assert active_profiles(Values(env={"SPRING_PROFILES_ACTIVE": ["prod,{?}"]})) is None
+    assert active_profiles(Values(entries={"spring.profiles.active": "${EXTRA},prod"})) is None
+    assert active_profiles(Values(entries={**base, "spring.profiles.include": "${EXTRA}"})) is None
+    assert active_profiles(Values(entries={**base, "spring.profiles.group.prod": "${EXTRA}"})) is None
+    assert active_profiles(Values(env={"JAVA_OPTS": ["-Dspring.profiles.active=${P}"]}, entries=dict(base))) is None
+    assert active_profiles(Values(entries=dict(base))).names == {"prod"}
+

@@ -42,8 +42,17 @@ class ActiveProfiles:
                 f"from {self.evidence}); not linked")
 
 
+class _Unknown(Exception):
+    """A value naming profiles is not known here (a placeholder, a shell variable): any profile may run."""
+
+
 def _names(text: str) -> list[str]:
-    return [one.strip() for one in re.split(r"[,\s]+", text) if one.strip() and "${" not in one and "{?" not in one]
+    """The profiles a value names (``a,b``); `_Unknown` when a part is not known (``${EXTRA},prod``: the known
+    part is not every profile that runs)."""
+    names = [one.strip() for one in re.split(r"[,\s]+", text) if one.strip()]
+    if any("${" in one or "{?" in one for one in names):
+        raise _Unknown
+    return names
 
 
 def _base(values: Values, key: str) -> list[str]:
@@ -55,7 +64,16 @@ def _base(values: Values, key: str) -> list[str]:
 
 
 def active_profiles(values: Values) -> ActiveProfiles | None:
-    """The profiles the module's deployment runs (see the module docstring); None when nothing names one."""
+    """The profiles the module's deployment runs (see the module docstring); None when nothing names one, or a value
+    that names them is not known (a deployment variable whose value is a shell's overrides the base settings with
+    something unknown: never the base settings' then)."""
+    try:
+        return _active(values)
+    except _Unknown:
+        return None
+
+
+def _active(values: Values) -> ActiveProfiles | None:
     named: list[str] = []
     evidence = ""
     given = values.env.get("SPRING_PROFILES_ACTIVE") or []
@@ -68,7 +86,7 @@ def active_profiles(values: Values) -> ActiveProfiles | None:
             for found in _FLAG.finditer(value):
                 named += _names(next(g for g in found.groups() if g is not None))
                 evidence = evidence or f"the deployment's {name}"
-    if not named:
+    if not named and not given:
         named = _base(values, "spring.profiles.active")
         evidence = "spring.profiles.active of the base settings"
     if not named:
