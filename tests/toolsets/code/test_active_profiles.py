@@ -152,3 +152,12 @@ def test_a_profile_value_not_read_leaves_the_active_profiles_unknown():
     assert active_profiles(Values(env={"JAVA_OPTS": ["-Dspring.profiles.active=${P}"]}, entries=dict(base))) is None
     assert active_profiles(Values(entries=dict(base))).names == {"prod"}
 
+
+def test_an_image_command_profile_is_kept_beside_the_deployment_variable(tmp_path: Path):
+    """``-Dspring.profiles.active`` in the image's ``ENTRYPOINT`` outranks ``SPRING_PROFILES_ACTIVE`` in Spring, so a
+    unit's variable never hides it: a route of either profile may run, and stays linked."""
+    files = _tree(dockerfile='FROM eclipse-temurin:21\nENTRYPOINT ["java", "-Dspring.profiles.active=dev", '
+                             '"-jar", "/app.jar"]\n',
+                  gateway_unit="    build: ./gateway\n    environment:\n      - SPRING_PROFILES_ACTIVE=prod\n")
+    routes, linked = _gateway_routes(tmp_path, files)
+    assert "ANY /orders/**" in linked and "ANY /**" in linked
