@@ -211,7 +211,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: a Go call's ``extra["stored_in"]`` also keeps what holds the field (the struct literal's type, the assigned
+#: value), so a go-kit endpoint field two types declare is the client of its own type's methods only; an nginx forward
+#: picks among every server block of the proxy, by listen address too, and Spring profiles read anew (format 67:
+#: every type's methods, the reached blocks only).
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:

@@ -20,7 +20,7 @@ from ...languages.folding import literal
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader, item
-from ..golang import GoPackages
+from ..golang import GoPackages, written_type
 from .services import GrpcServices, owner_of, services
 
 #: go-kit's gRPC transport package (``github.com/go-kit/kit/transport/grpc``)
@@ -108,23 +108,42 @@ def _sites(files: list[Bound], packages: GoPackages) -> tuple[list[Site], list[t
 
 def _invokers(files: list[Bound], packages: GoPackages, site: Site) -> list[tuple[Bound, int, int, str]]:
     """Where the endpoint built at ``site`` is called through the struct field it is stored in:
-    (file, owner index, line, field)."""
-    stored = [field for line, callee, field in site.bound.facts.extra.get("stored_in", ())
-              if line == site.line and callee == site.callee]
+    (file, owner index, line, field). The field is the one of the type that holds it (the struct literal's, the
+    assigned value's): a method invoking a field of that name is a client when its receiver is of that type, or,
+    where a type is not known, when no other type of the package declares a field so named (never a guess
+    between two types)."""
+    stored = [(field, holder) for line, callee, field, *rest in site.bound.facts.extra.get("stored_in", ())
+              if line == site.line and callee == site.callee for holder in (rest[0] if rest else "",)]
     if len(stored) != 1:
         return []
-    field = stored[0]
+    field, holder = stored[0]
     package = site.bound.ctx.module_name
-    types = {type_ for (pkg, type_, name) in packages.fields if pkg == package and name == field}
+    declaring = {(pkg, type_) for (pkg, type_, name) in packages.fields if pkg == package and name == field}
+    held = _type_of(packages, site.bound, site.owner, holder, site.line) if holder else None
+    if held is not None and held not in declaring:
+        return []
+    if held is None and len(declaring) != 1:
+        return []
+    held = held or next(iter(declaring))
     out = []
     for bound in files:
         if bound.ctx.module_name != package:
             continue
         for call in bound.facts.calls:
-            if call.name == field and call.receiver and call.receiver[0] in ("name", "field") and \
-                    call.owner.split(".", 1)[0] in types and "." in call.owner:
+            if call.name != field or not call.receiver or call.receiver[0] not in ("name", "field") or \
+                    "." not in call.owner:
+                continue
+            receiver = _type_of(packages, bound, call.owner, call.receiver, call.line)
+            if receiver == held or receiver is None and len(declaring) == 1 and \
+                    (package, call.owner.split(".", 1)[0]) in declaring:
                 out.append((bound, owner_of(bound, call.owner), call.line, field))
     return out
+
+
+def _type_of(packages: GoPackages, bound: Bound, owner: str, expr, line: int) -> tuple[str, str] | None:
+    """(package, type) of the project type a value is (a receiver tree, a local's name, ``Accounts{}``), else None."""
+    written = written_type(packages, bound, owner, expr, line)
+    return packages.type_key(bound, written) if written and not written.startswith("~") else None
 
 
 def _client(known: GrpcServices, bound: Bound, owner: int, line: int, site: Site, written: str) -> Item:
