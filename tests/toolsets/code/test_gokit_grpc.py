@@ -247,3 +247,52 @@ def test_an_endpoint_field_two_types_declare_is_the_client_of_its_own_type_only(
     clients = sorted((n.props["grpc"], n.props["line"]) for n in nodes.values()
                      if n.kind == "client" and n.props.get("grpc"))
     assert clients == [("audit.Accounts/Record", 39), ("ledger.Accounts/Balance", 34)]
+
+
+#: the service and method named by a package constant, a local set once, and a local given two values
+NAMED_BY_CONSTANTS = """package main
+
+import (
+	"context"
+
+	"github.com/go-kit/kit/endpoint"
+	kitgrpc "github.com/go-kit/kit/transport/grpc"
+	"google.golang.org/grpc"
+)
+
+const ledgerService = "ledger.Accounts"
+
+func encode(_ context.Context, r interface{}) (interface{}, error) { return r, nil }
+
+func decode(_ context.Context, r interface{}) (interface{}, error) { return r, nil }
+
+func endpointFor(conn *grpc.ClientConn, service, method string) endpoint.Endpoint {
+	return kitgrpc.NewClient(conn, service, method, encode, decode, nil).Endpoint()
+}
+
+func Open(conn *grpc.ClientConn) endpoint.Endpoint {
+	return endpointFor(conn, ledgerService, "Open")
+}
+
+func Record(conn *grpc.ClientConn) endpoint.Endpoint {
+	method := "Record"
+	return kitgrpc.NewClient(conn, "audit.Accounts", method, encode, decode, nil).Endpoint()
+}
+
+func Either(conn *grpc.ClientConn, audit bool) endpoint.Endpoint {
+	service := ledgerService
+	if audit {
+		service = "audit.Accounts"
+	}
+	return kitgrpc.NewClient(conn, service, "Open", encode, decode, nil).Endpoint()
+}
+"""
+
+
+def test_a_service_or_method_named_by_a_constant_is_read_and_one_given_two_values_stays_unknown(tmp_path: Path):
+    root = _system(tmp_path / "bank")
+    write_tree(root, {"shop/main.go": NAMED_BY_CONSTANTS})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = sorted((n.props["grpc"], n.props["line"]) for n in nodes.values()
+                     if n.kind == "client" and n.props.get("grpc"))
+    assert clients == [("audit.Accounts/Record", 27), ("ledger.Accounts/Open", 22), ("{?}/{?}", 35)]
