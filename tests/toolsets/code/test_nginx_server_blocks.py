@@ -167,3 +167,13 @@ def test_a_block_listening_on_loopback_only_never_answers_another_container():
     other = _blocks("server {\n  listen 10.1.2.3:80;\n  location / { return 200; }\n}\n" + TWO_HOSTS)
     assert other[0].ports is None and answering_block(other, "proxy", 80)[0] is None
     assert _blocks("server { listen [::]:80; listen *:8080; listen 0.0.0.0:81; }")[0].ports == (80, 8080, 81)
+
+
+def test_a_load_balanced_uri_names_no_host_nginx_is_sent(tmp_path: Path):
+    """``lb://edge`` is resolved to an instance's address at run time (discovery's, a pod's IP): the Host the gateway
+    sends is not ``edge``, so which block answers is not known and no location is linked."""
+    edge = EDGE.replace("server_name web;", "server_name edge;")
+    reached, props = _reached_from(tmp_path, _gateway_tree(edge, ROUTES.replace("http://edge", "lb://edge")),
+                                   "ANY /api/**")
+    assert reached == [] and props["match"] == "unresolved"
+    assert "Host header the request carries is not known" in props["match_detail"]

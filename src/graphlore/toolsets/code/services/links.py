@@ -892,7 +892,10 @@ _LOOPBACK = ("localhost", "127.0.0.1", "0.0.0.0", "host.docker.internal")
 
 def _sent_host(item: Item, target: str) -> tuple[str | None, int | None]:
     """The ``Host`` a gateway route's forward carries (None: not known, as when it keeps the caller's) and the
-    port it reaches (None: not known: a loopback address's port is the one published, not nginx's own)."""
+    port it reaches (None: not known: a loopback address's port is the one published, not nginx's own). A URI
+    discovery resolves (``lb://edge``) reaches an instance's address, which is neither known here nor ``edge``."""
+    if "://" in target and target.split("://", 1)[0].lower() not in ("http", "https", "ws", "wss"):
+        return None, None
     url = split_url(literal(target)) if "://" in target else None
     port = _port(target) or (443 if target.startswith("https:") else 80)
     if url is not None and url.host is not None and url.host.text in _LOOPBACK:
