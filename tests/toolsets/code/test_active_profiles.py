@@ -161,3 +161,18 @@ def test_an_image_command_profile_is_kept_beside_the_deployment_variable(tmp_pat
                   gateway_unit="    build: ./gateway\n    environment:\n      - SPRING_PROFILES_ACTIVE=prod\n")
     routes, linked = _gateway_routes(tmp_path, files)
     assert "ANY /orders/**" in linked and "ANY /**" in linked
+
+
+def test_the_base_route_list_an_active_profile_replaces_is_not_linked(tmp_path: Path):
+    """Spring binds a list from one source: where the running profile writes its own route list, the base settings'
+    list does not run (its route is listed, unresolved, saying which profile replaces it). Without evidence of the
+    active profile, the base list's routes are linked as before."""
+    base = "server:\n  port: 8080\n" + _routes("/orders/{segment}", "http://orders:8000")
+    unit = "    build: ./gateway\n    environment:\n      - SPRING_PROFILES_ACTIVE=prod\n"
+    routes, linked = _gateway_routes(tmp_path / "prod", _tree(base=base, gateway_unit=unit))
+    legacy = routes["ANY /orders/{segment}"]
+    assert "ANY /orders/{segment}" not in linked and legacy.props["match"] == "unresolved"
+    assert "replaces" in legacy.props["match_detail"] and "prod" in legacy.props["match_detail"]
+    assert "ANY /**" in linked
+    _, unknown = _gateway_routes(tmp_path / "unknown", _tree(base=base))
+    assert "ANY /orders/{segment}" in unknown

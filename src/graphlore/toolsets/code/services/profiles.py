@@ -41,6 +41,12 @@ class ActiveProfiles:
         return (f"declared by profile {profile} only, which this deployment does not run (active: {shown}, "
                 f"from {self.evidence}); not linked")
 
+    def replaced(self, profiles: list[str]) -> str:
+        """Why a route of the base settings' list is not linked: a running profile writes a list in its place."""
+        return (f"the base settings' route list, which the list of profile {', '.join(profiles)} replaces as a whole "
+                f"(Spring binds a list from one source; active: {', '.join(sorted(self.names))}, from "
+                f"{self.evidence}); not linked")
+
 
 class _Unknown(Exception):
     """A value naming profiles is not known here (a placeholder, a shell variable): any profile may run."""
