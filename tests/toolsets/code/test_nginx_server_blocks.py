@@ -34,9 +34,9 @@ def _blocks(text: str):
 
 def test_server_blocks_are_read_with_their_names_ports_and_defaults():
     first, web, other = _blocks(TWO_HOSTS)   # the upstream's ``server orders:8000;`` is no block
-    assert (first.names, first.ports, first.default_for, first.patterns) == (("api.shop.test",), (80,), (), False)
+    assert (first.names, first.ports, first.default_for, first.patterns) == (("api.shop.test",), (80,), (), ())
     assert (web.names, web.ports) == (("web",), (80,))
-    assert (other.names, other.ports, other.default_for, other.patterns) == ((), (8080,), (8080,), False)
+    assert (other.names, other.ports, other.default_for, other.patterns) == ((), (8080,), (8080,), ())
 
 
 def test_the_block_nginx_picks_by_host_then_default_then_first():
@@ -47,7 +47,8 @@ def test_the_block_nginx_picks_by_host_then_default_then_first():
     assert answering_block(blocks, None, 80) == (
         None, "the Host header the request carries is not known, so which server block answers is not known")
     patterned = _blocks("server { server_name *.shop.test; location / { return 404; } }\n" + TWO_HOSTS)
-    assert answering_block(patterned, "proxy", 80)[0] is None             # the pattern may take it
+    assert answering_block(patterned, "proxy", 80)[0] == patterned[0]     # no name takes it: the port's first
+    assert answering_block(patterned, "a.shop.test", 80)[0] == patterned[0]   # the wildcard takes it
     assert answering_block(patterned, "web", 80)[0] == patterned[2]       # an exact name goes first
     unread = _blocks("server { listen ${PORT}; location / { return 404; } }\n" + TWO_HOSTS)
     assert answering_block(unread, "proxy", 80)[0] is None
@@ -177,3 +178,25 @@ def test_a_load_balanced_uri_names_no_host_nginx_is_sent(tmp_path: Path):
                                    "ANY /api/**")
     assert reached == [] and props["match"] == "unresolved"
     assert "Host header the request carries is not known" in props["match_detail"]
+
+
+def test_wildcard_and_regex_names_are_matched_in_nginx_order():
+    """nginx tries the exact name, then the longest leading wildcard (``*.shop.test``, ``.shop.test``), then the
+    longest trailing one (``api.*``), then regexes in the order written; a name none matches falls to the
+    ``default_server``; a variable name (``$hostname``) or a regex Python cannot read leaves the block unknown."""
+    blocks = _blocks("server { server_name *.shop.test; }\n"
+                     "server { server_name *.eu.shop.test; }\n"
+                     "server { server_name api.*; }\n"
+                     "server { server_name ~^(?<tenant>\\w+)\\.example$; }\n"
+                     "server { server_name ~^www\\.; }\n"
+                     "server { listen 80 default_server; server_name _; }\n")
+    assert answering_block(blocks, "pay.eu.shop.test", 80)[0] == blocks[1]   # the longer leading wildcard
+    assert answering_block(blocks, "api.shop.test", 80)[0] == blocks[0]      # leading goes before trailing
+    assert answering_block(blocks, "api.internal", 80)[0] == blocks[2]
+    assert answering_block(blocks, "acme.example", 80)[0] == blocks[3]       # a PCRE named group read
+    assert answering_block(blocks, "www.example", 80)[0] == blocks[3]        # the first regex that matches
+    assert answering_block(blocks, "gateway", 80)[0] == blocks[5]            # none matches: the default_server
+    dotted = _blocks("server { server_name .shop.test; }\nserver { listen 80 default_server; }\n")
+    assert answering_block(dotted, "shop.test", 80)[0] == dotted[0]
+    unread = _blocks("server { server_name $hostname; }\nserver { listen 80 default_server; }\n")
+    assert answering_block(unread, "gateway", 80)[0] is None

@@ -40,8 +40,9 @@ class ServerBlock:
     order: int
     #: the host names it answers to exactly
     names: tuple[str, ...]
-    #: whether it also has a name that is a pattern (``*.shop``, ``~^api``, ``$var``): a host may match it
-    patterns: bool
+    #: its names that are no plain host name (``*.shop``, ``.shop``, ``api.*``, ``~^api``, ``$var``, an address), as
+    #: written: `answering_block` matches them as nginx does
+    patterns: tuple[str, ...]
     #: the ports it listens on (``listen`` not written: 80); None when a ``listen`` is not read (``${PORT}``)
     ports: tuple[int, ...] | None
     #: the ports it is the ``default_server`` of
@@ -76,7 +77,7 @@ def server_blocks(path: str, text: str) -> list[tuple[int, int, ServerBlock]]:
         names = tuple(n for n in written if _HOST_NAME.fullmatch(n))
         ports, default_for = _listens(own)
         out.append((found.start(), end, ServerBlock(
-            path, len(out), names, len(names) < len([n for n in written if n not in ('""', "_")]),
+            path, len(out), names, tuple(n for n in written if n not in names and n not in ('""', "_")),
             ports, default_for)))
     peers = tuple(block for _, _, block in out)
     return [(start, end, replace(block, peers=peers)) for start, end, block in out]
@@ -123,15 +124,11 @@ def answering_block(blocks: list[ServerBlock], host: str | None, port: int | Non
         return None, f"no server block listens on port {port}"
     if host is None:
         return None, "the Host header the request carries is not known, so which server block answers is not known"
-    named = [b for b in listening if host.lower() in (n.lower() for n in b.names)]
-    if len(named) == 1:
-        return named[0], f"server_name {host}"
-    if named:
-        return None, f"several server blocks name {host}"
     if any(b.ports is None for b in listening):
         return None, "a server block's listen is not read, so which block answers is not known"
-    if any(b.patterns for b in listening):
-        return None, f"a server block's server_name is a pattern that may match {host}"
+    found, why = _by_name(listening, host.lower())
+    if found is not None or why:
+        return found, why
     defaults = [b for b in listening if port in b.default_for]
     if len(defaults) == 1:
         return defaults[0], f"no server_name is {host}: the default_server of port {port}"
@@ -139,3 +136,52 @@ def answering_block(blocks: list[ServerBlock], host: str | None, port: int | Non
         return None, (f"no server_name is {host}, and the first block of port {port} depends on the order nginx "
                       "includes the files in")
     return min(listening, key=lambda b: b.order), f"no server_name is {host}: the first block on port {port}"
+
+
+def _by_name(listening: list[ServerBlock], host: str) -> tuple[ServerBlock | None, str]:
+    """The block whose ``server_name`` takes ``host`` in nginx's order: the exact name, the longest leading wildcard
+    (``*.shop.test``; ``.shop.test`` is also ``shop.test``), the longest trailing one (``api.*``), the first regex in
+    the order written (``~^api\\.``); (None, "") when no name takes it; (None, why) when that cannot be told (two
+    blocks tie, a variable name, a regex Python cannot read or the order of regexes of several files)."""
+    exact = [b for b in listening if host in (n.lower() for n in (*b.names, *b.patterns) if not n.startswith(("~", "$"))
+                                               and "*" not in n and not n.startswith("."))]
+    if len(exact) > 1:
+        return None, f"several server blocks name {host}"
+    if exact:
+        return exact[0], f"server_name {host}"
+    if any("$" in n for b in listening for n in b.patterns if not n.startswith("~")):
+        return None, f"a server block's server_name is a variable that may be {host}"
+    for kind, fits in (("leading", _leading), ("trailing", _trailing)):
+        best = [(len(n), b) for b in listening for n in b.patterns if fits(n.lower(), host)]
+        if best:
+            longest = max(length for length, _ in best)
+            winners = {b for length, b in best if length == longest}
+            if len(winners) > 1:
+                return None, f"several server blocks' {kind} wildcards take {host} alike"
+            return winners.pop(), f"the longest {kind} wildcard server_name that takes {host}"
+    regexes = [(b, n[1:]) for b in sorted(listening, key=lambda b: (b.file, b.order)) for n in b.patterns
+               if n.startswith("~")]
+    if regexes and len({b.file for b, _ in regexes}) > 1:
+        return None, f"regex server_names of several files may take {host}, in the order nginx includes them"
+    for block, regex in regexes:
+        try:
+            taken = re.search(_PCRE_NAMED.sub("(?P<", regex), host, re.IGNORECASE) is not None
+        except re.error:
+            return None, f"the regex server_name ~{regex} is not read here; it may take {host}"
+        if taken:
+            return block, f"the first regex server_name that takes {host} (~{regex})"
+    return None, ""
+
+
+#: a PCRE named group, ``(?<name>`` or ``(?'name'``... Python writes ``(?P<name>``
+_PCRE_NAMED = re.compile(r"\(\?<(?=[A-Za-z_])")
+
+
+def _leading(name: str, host: str) -> bool:
+    if name.startswith("*."):
+        return host.endswith(name[1:])
+    return name.startswith(".") and (host == name[1:] or host.endswith(name))
+
+
+def _trailing(name: str, host: str) -> bool:
+    return name.endswith(".*") and "*" not in name[:-2] and host.startswith(name[:-1])
