@@ -212,8 +212,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     made: list[dict[str, list[Item]]] = []
 
     def read(bound: Bound) -> Iterator[Item]:
-        if not made:   # read once, at the first file
-            made.append(_clients(files, GoPackages(files), known))
+        if not made:   # read once, at the first file; the Go packages only where a file imports go-kit's transport
+            made.append(_clients(files, GoPackages(files), known) if any(map(_gokit_alias, files)) else {})
         yield from made[0].get(bound.path, [])
 
     return read
