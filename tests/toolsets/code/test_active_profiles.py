@@ -176,3 +176,15 @@ def test_the_base_route_list_an_active_profile_replaces_is_not_linked(tmp_path: 
     assert "ANY /**" in linked
     _, unknown = _gateway_routes(tmp_path / "unknown", _tree(base=base))
     assert "ANY /orders/{segment}" in unknown
+
+
+def test_a_running_profile_s_own_include_runs_too():
+    """A profile file that includes others (``spring.profiles.include`` in ``application-prod.yml``, as Spring Boot
+    before 2.4 reads it) runs them with it: their routes are not said to be of a profile that does not run."""
+    values = Values(env={"SPRING_PROFILES_ACTIVE": ["prod"]})
+    values.add_profile("prod", {"spring.profiles.include": "routes,metrics"}, "application-prod.yml")
+    values.add_profile("routes", {"spring.profiles.include[0]": "edge"}, "application-routes.yml")
+    active = active_profiles(values)
+    assert active is not None and active.names == {"prod", "routes", "metrics", "edge"}
+    values.add_profile("metrics", {"spring.profiles.include": "${MORE}"}, "application-metrics.yml")
+    assert active_profiles(values) is None

@@ -10,8 +10,9 @@ which profile runs is said, if anywhere, by how the service is deployed or start
   ``--spring.profiles.active=prod``: read into the environment as ``SPRING_PROFILES_ACTIVE``, `deployment`);
 * else the base settings' ``spring.profiles.active`` (what runs when nothing overrides it).
 
-To those, ``spring.profiles.include`` (base settings, or ``SPRING_PROFILES_INCLUDE``) adds profiles, and a
-``spring.profiles.group.<name>`` expands a named profile into its members (as Spring does). When no evidence names a
+To those, ``spring.profiles.include`` (base settings, ``SPRING_PROFILES_INCLUDE``, or a running profile's own file, as
+Spring Boot before 2.4 reads it) adds profiles, and a ``spring.profiles.group.<name>`` expands a named profile into its
+members (as Spring does); a value naming profiles that is not known leaves them all unknown. When no evidence names a
 profile, None: every profile may run (each route stays marked with its profile, and is linked).
 
 Several deployments that give different values are each one way the service runs: the profiles are the union of
@@ -63,9 +64,14 @@ def _names(text: str) -> list[str]:
 
 def _base(values: Values, key: str) -> list[str]:
     """A base-settings list value (``a,b`` or a YAML list ``key[0]``, ``key[1]``)."""
+    return _listed(values.entries, key)
+
+
+def _listed(entries: dict[str, str], key: str) -> list[str]:
+    """The profiles a settings list value names (``a,b`` or a YAML list ``key[0]``, ``key[1]``)."""
     wanted = canonical(key)
-    found = [v for k, v in values.entries.items() if canonical(k) == wanted]
-    found += [v for k, v in sorted(values.entries.items()) if re.fullmatch(re.escape(wanted) + r"\[\d+\]", canonical(k))]
+    found = [v for k, v in entries.items() if canonical(k) == wanted]
+    found += [v for k, v in sorted(entries.items()) if re.fullmatch(re.escape(wanted) + r"\[\d+\]", canonical(k))]
     return [name for value in found for name in _names(value)]
 
 
@@ -102,10 +108,11 @@ def _active(values: Values) -> ActiveProfiles | None:
         named += _names(value)
     out: list[str] = []
     pending = list(named)
-    while pending:   # a group expands into its members (themselves perhaps groups)
-        one = pending.pop(0)
+    while pending:   # a group expands into its members (themselves perhaps groups), a profile into what its own
+        one = pending.pop(0)   # file includes (Spring Boot before 2.4 reads that)
         if one in out:
             continue
         out.append(one)
         pending += _base(values, f"spring.profiles.group.{one}")
+        pending += _listed(values.profiles.get(one, {}), "spring.profiles.include")
     return ActiveProfiles(frozenset(out), evidence)
