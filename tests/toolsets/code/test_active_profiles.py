@@ -137,3 +137,54 @@ def test_deployments_that_run_different_profiles_each_keep_theirs():
     assert active is not None and active.names == {"prod", "dev"}
     assert active_profiles(Values()) is None
     assert active_profiles(Values(env={"SPRING_PROFILES_ACTIVE": ["${PROFILE}"]})) is None
+
+
+def test_a_profile_value_not_read_leaves_the_active_profiles_unknown():
+    """A variable the deployment gives a value not known here (a shell variable: ``{?}``, a placeholder) overrides
+    the base settings' ``spring.profiles.active`` with something unknown; a list that names some profiles and an
+    unknown one, or an include or group member not known, may run any profile: unknown, never the known part."""
+    base = {"spring.profiles.active": "prod"}
+    assert active_profiles(Values(entries=dict(base), env={"SPRING_PROFILES_ACTIVE": ["{?}"]})) is None
+    assert active_profiles(Values(env={"SPRING_PROFILES_ACTIVE": ["prod,{?}"]})) is None
+    assert active_profiles(Values(entries={"spring.profiles.active": "${EXTRA},prod"})) is None
+    assert active_profiles(Values(entries={**base, "spring.profiles.include": "${EXTRA}"})) is None
+    assert active_profiles(Values(entries={**base, "spring.profiles.group.prod": "${EXTRA}"})) is None
+    assert active_profiles(Values(env={"JAVA_OPTS": ["-Dspring.profiles.active=${P}"]}, entries=dict(base))) is None
+    assert active_profiles(Values(entries=dict(base))).names == {"prod"}
+
+
+def test_an_image_command_profile_is_kept_beside_the_deployment_variable(tmp_path: Path):
+    """``-Dspring.profiles.active`` in the image's ``ENTRYPOINT`` outranks ``SPRING_PROFILES_ACTIVE`` in Spring, so a
+    unit's variable never hides it: a route of either profile may run, and stays linked."""
+    files = _tree(dockerfile='FROM eclipse-temurin:21\nENTRYPOINT ["java", "-Dspring.profiles.active=dev", '
+                             '"-jar", "/app.jar"]\n',
+                  gateway_unit="    build: ./gateway\n    environment:\n      - SPRING_PROFILES_ACTIVE=prod\n")
+    routes, linked = _gateway_routes(tmp_path, files)
+    assert "ANY /orders/**" in linked and "ANY /**" in linked
+
+
+def test_the_base_route_list_an_active_profile_replaces_is_not_linked(tmp_path: Path):
+    """Spring binds a list from one source: where the running profile writes its own route list, the base settings'
+    list does not run (its route is listed, unresolved, saying which profile replaces it). Without evidence of the
+    active profile, the base list's routes are linked as before."""
+    base = "server:\n  port: 8080\n" + _routes("/orders/{segment}", "http://orders:8000")
+    unit = "    build: ./gateway\n    environment:\n      - SPRING_PROFILES_ACTIVE=prod\n"
+    routes, linked = _gateway_routes(tmp_path / "prod", _tree(base=base, gateway_unit=unit))
+    legacy = routes["ANY /orders/{segment}"]
+    assert "ANY /orders/{segment}" not in linked and legacy.props["match"] == "unresolved"
+    assert "replaces" in legacy.props["match_detail"] and "prod" in legacy.props["match_detail"]
+    assert "ANY /**" in linked
+    _, unknown = _gateway_routes(tmp_path / "unknown", _tree(base=base))
+    assert "ANY /orders/{segment}" in unknown
+
+
+def test_a_running_profile_s_own_include_runs_too():
+    """A profile file that includes others (``spring.profiles.include`` in ``application-prod.yml``, as Spring Boot
+    before 2.4 reads it) runs them with it: their routes are not said to be of a profile that does not run."""
+    values = Values(env={"SPRING_PROFILES_ACTIVE": ["prod"]})
+    values.add_profile("prod", {"spring.profiles.include": "routes,metrics"}, "application-prod.yml")
+    values.add_profile("routes", {"spring.profiles.include[0]": "edge"}, "application-routes.yml")
+    active = active_profiles(values)
+    assert active is not None and active.names == {"prod", "routes", "metrics", "edge"}
+    values.add_profile("metrics", {"spring.profiles.include": "${MORE}"}, "application-metrics.yml")
+    assert active_profiles(values) is None

@@ -158,7 +158,7 @@ def test_a_call_keeps_six_arguments_and_the_field_its_value_is_stored_in():
     facts = extract("shop.go", SHOP_CLIENTS.encode())
     helper = next(c for c in facts.calls if c.name == "endpointFor" and c.owner == "NewAccounts")
     assert helper.args == ("conn", '"ledger.Accounts"', '"Balance"', "ledgerpb.BalanceReply{}")
-    stored = {(name, field) for _line, name, field in facts.extra["stored_in"]}
+    stored = {(name, field) for _line, name, field, *_holder in facts.extra["stored_in"]}
     assert ("NewClient", "open") in stored and ("endpointFor", "balance") in stored
     assert not any(name == "NewClient" and field == "record" for name, field in stored)   # a local, not a field
 
@@ -191,3 +191,108 @@ def test_a_grpc_route_resolves_by_its_full_method_name(tmp_path: Path, runtime: 
                 hint_kind="route")
     assert found.status == "one" and found.node.microservice == "ledger"
     assert found.node.label == "grpc ledger.Accounts/Balance"
+
+
+#: two types of one package keep an endpoint in a field of the same name (``call``), each from another service
+TWO_HOLDERS = """package main
+
+import (
+	"context"
+
+	"github.com/go-kit/kit/endpoint"
+	kitgrpc "github.com/go-kit/kit/transport/grpc"
+	"google.golang.org/grpc"
+)
+
+func encode(_ context.Context, r interface{}) (interface{}, error) { return r, nil }
+
+func decode(_ context.Context, r interface{}) (interface{}, error) { return r, nil }
+
+type Ledger struct {
+	call endpoint.Endpoint
+}
+
+type Auditor struct {
+	call endpoint.Endpoint
+}
+
+func NewLedger(conn *grpc.ClientConn) *Ledger {
+	return &Ledger{call: kitgrpc.NewClient(conn, "ledger.Accounts", "Balance", encode, decode, nil).Endpoint()}
+}
+
+func NewAuditor(conn *grpc.ClientConn) *Auditor {
+	a := &Auditor{}
+	a.call = kitgrpc.NewClient(conn, "audit.Accounts", "Record", encode, decode, nil).Endpoint()
+	return a
+}
+
+func (l *Ledger) Balance(ctx context.Context) error {
+	_, err := l.call(ctx, nil)
+	return err
+}
+
+func (a *Auditor) Record(ctx context.Context) error {
+	_, err := a.call(ctx, nil)
+	return err
+}
+"""
+
+
+def test_an_endpoint_field_two_types_declare_is_the_client_of_its_own_type_only(tmp_path: Path):
+    """``Ledger.call`` and ``Auditor.call`` hold endpoints of two services: each type's method invokes its own, never
+    the other's (a field name alone does not say which type's it is)."""
+    root = _system(tmp_path / "bank")
+    write_tree(root, {"shop/main.go": TWO_HOLDERS})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = sorted((n.props["grpc"], n.props["line"]) for n in nodes.values()
+                     if n.kind == "client" and n.props.get("grpc"))
+    assert clients == [("audit.Accounts/Record", 39), ("ledger.Accounts/Balance", 34)]
+
+
+#: the service and method named by a package constant, a local set once, and a local given two values
+NAMED_BY_CONSTANTS = """package main
+
+import (
+	"context"
+
+	"github.com/go-kit/kit/endpoint"
+	kitgrpc "github.com/go-kit/kit/transport/grpc"
+	"google.golang.org/grpc"
+)
+
+const ledgerService = "ledger.Accounts"
+
+func encode(_ context.Context, r interface{}) (interface{}, error) { return r, nil }
+
+func decode(_ context.Context, r interface{}) (interface{}, error) { return r, nil }
+
+func endpointFor(conn *grpc.ClientConn, service, method string) endpoint.Endpoint {
+	return kitgrpc.NewClient(conn, service, method, encode, decode, nil).Endpoint()
+}
+
+func Open(conn *grpc.ClientConn) endpoint.Endpoint {
+	return endpointFor(conn, ledgerService, "Open")
+}
+
+func Record(conn *grpc.ClientConn) endpoint.Endpoint {
+	method := "Record"
+	return kitgrpc.NewClient(conn, "audit.Accounts", method, encode, decode, nil).Endpoint()
+}
+
+func Either(conn *grpc.ClientConn, audit bool) endpoint.Endpoint {
+	service := ledgerService
+	if audit {
+		service = "audit.Accounts"
+	}
+	return kitgrpc.NewClient(conn, service, "Open", encode, decode, nil).Endpoint()
+}
+"""
+
+
+def test_a_service_or_method_named_by_a_constant_is_read_and_one_given_two_values_stays_unknown(tmp_path: Path):
+    root = _system(tmp_path / "bank")
+    write_tree(root, {"shop/main.go": NAMED_BY_CONSTANTS})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = sorted((n.props["grpc"], n.props["line"]) for n in nodes.values()
+                     if n.kind == "client" and n.props.get("grpc"))
+    assert clients == [("audit.Accounts/Record", 27), ("ledger.Accounts/Open", 22), ("{?}/{?}", 35)]

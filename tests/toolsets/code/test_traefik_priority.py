@@ -46,3 +46,10 @@ def test_the_longer_prefix_router_takes_its_paths_from_the_shorter_one(tmp_path:
     write_tree(tmp_path / "written", {**files, "docker-compose.yml": _compose(
         "      - traefik.http.routers.shop.priority=1000\n")})
     assert ("ANY /shop/**", "GET /shop/docs/index") in _links(tmp_path / "written")
+
+
+def test_a_priority_of_zero_is_the_rule_length():
+    """Traefik ignores ``priority=0`` and sorts the router by its rule's length, as when none is written."""
+    priorities = {pattern: forward.priority for _, _, pattern, forward, _, _ in
+                  traefik_label_routes("compose.yml", _compose("      - traefik.http.routers.shop.priority=0\n"))}
+    assert priorities["/shop/**"] == len("PathPrefix(`/shop`)")

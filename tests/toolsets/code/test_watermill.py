@@ -125,3 +125,22 @@ def test_watermill_producers_and_listeners_meet_by_topic(tmp_path: Path):
     links = {(nodes[e.src].props["microservice"], nodes[e.dst].props["microservice"], nodes[e.dst].props["topic"])
              for e in edges.values() if e.type == "ASYNC_CALLS"}
     assert links == {("shop", "billing", "orders.placed"), ("billing", "billing", "invoices.due")}
+
+
+def test_a_go_project_without_watermill_or_go_kit_builds_neither_reader(tmp_path: Path, monkeypatch):
+    """Every update reads the project's Go files: the watermill and go-kit readers build their view of the Go
+    packages only where a file imports their library (each was a pass over every Go file of every Go project)."""
+    from graphlore.toolsets.code.frameworks import watermill
+    from graphlore.toolsets.code.frameworks.grpc import gokit
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("built for a project that does not import the library")
+
+    monkeypatch.setattr(watermill, "Watermill", refuse)
+    monkeypatch.setattr(gokit, "GoPackages", refuse)
+    write_tree(tmp_path, {"go.mod": "module example.org/plain\n\ngo 1.22\n",
+                          "main.go": 'package main\n\nimport "net/http"\n\nfunc main() {\n'
+                                     '\thttp.HandleFunc("/ping", func(w http.ResponseWriter, r *http.Request) {})\n}\n',
+                          "Dockerfile": "FROM golang:1.22\n"})
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert any(n.kind == "route" for n in nodes.values())

@@ -183,19 +183,24 @@ def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
     """(framework, method, path, forward, problem, (file, line) or None) of each gateway route the settings
     declare, the list of each profile that writes one apart (`_list_sources`); a setting a profile or the
     deployment gives another value makes one route per value (`_alternatives`)."""
-    for *declared, _ in profiled_routes(values, services):
+    for *declared, _, _ in profiled_routes(values, services):
         yield tuple(declared)   # type: ignore[misc]
 
 
 def profiled_routes(values: Values, services: list[str]) -> Iterator[tuple[str, str, str, Forward, str | None,
-                                                                             tuple[str, int] | None, str | None]]:
-    """`yaml_routes`, each with the profile whose own list declares it (None: the base settings')."""
+                                                                             tuple[str, int] | None, str | None,
+                                                                             frozenset[str]]]:
+    """`yaml_routes`, each with the profile whose own list declares it (None: the base settings'), and, for a route
+    of the base settings' list, the profiles that write a list of their own in its place (Spring binds a list from
+    one source: where such a profile runs, the base list does not)."""
     for prefix in PREFIXES:
-        for view, profile in _list_sources(values, prefix):
+        sources = _list_sources(values, prefix)
+        writers = frozenset(profile for _, profile in sources if profile is not None)
+        for view, profile in sources:
             for declared in _list_routes(view, prefix, profile):
-                yield (*declared, profile)
+                yield (*declared, profile, writers if profile is None else frozenset())
     for declared in _other_routes(values, services):
-        yield (*declared, None)
+        yield (*declared, None, frozenset())
 
 
 def _other_routes(values: Values, services: list[str]) -> Iterator[Declared]:
@@ -340,8 +345,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
         if not found:
             continue
         home, index = _home(bounds)
-        active = active_profiles(values) if any(one[-1] for one in found) else None
-        for framework, method, path, forward, problem, at, profile in found:
+        active = active_profiles(values) if any(one[-2] for one in found) else None
+        for framework, method, path, forward, problem, at, profile, replaced_by in found:
             route = item(home, index, "route", framework, http_method=method, path=literal(normalise_path(path)),
                          written=path, forward=forward, source_layer="config", profile=profile)
             if at is not None:
@@ -350,6 +355,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 route.problems.append(problem)
             if profile is not None and active is not None and profile not in active.names:
                 route.not_run = active.reason(profile)
+            elif active is not None and replaced_by & active.names:
+                route.not_run = active.replaced(sorted(replaced_by & active.names))
             planned.setdefault(home.path, []).append(route)
 
     def read(bound: Bound) -> Iterator[Item]:

@@ -362,7 +362,7 @@ def _traefik_paths(rule: str) -> list[tuple[str, str]] | str:
 
 
 def _traefik_priority(rule: str, written: object) -> int | None:
-    """A router's priority: its ``priority`` when written, else its rule's length (Traefik's default, so the
+    """A router's priority: its ``priority`` when written (not 0), else its rule's length (Traefik's default, so the
     longer ``PathPrefix`` goes first); None when the rule matches more than paths (a ``Host``, a header: it takes
     some requests of its paths only, so it never surely takes another router's)."""
     if any(name not in ("Path", "PathPrefix") for name, _ in _MATCHER.findall(rule)) or "&&" in rule:
@@ -370,7 +370,7 @@ def _traefik_priority(rule: str, written: object) -> int | None:
     if written is None:
         return len(rule)
     text = str(written).strip()
-    return int(text) if text.isdigit() else None
+    return (int(text) or len(rule)) if text.isdigit() else None   # Traefik ignores 0: the rule's length then
 
 
 def _traefik_rewrite(middlewares: list[str], declared: dict, prefix: str) -> tuple[str, str] | str:

@@ -44,6 +44,10 @@ def _broker(files: list[Bound]) -> str:
     return found.pop() if len(found) == 1 else "watermill"
 
 
+def _imports_watermill(bound: Bound) -> bool:
+    return not bound.facts.extra.get("generated") and any(WATERMILL.match(i.target) for i in bound.facts.imports)
+
+
 class Watermill:
     def __init__(self, files: list[Bound]) -> None:
         self.go = GoProject(files)
@@ -59,7 +63,7 @@ class Watermill:
         return package is not None and WATERMILL.match(package) is not None
 
     def read(self, bound: Bound) -> Iterator[Item]:
-        if bound.facts.extra.get("generated") or not any(WATERMILL.match(i.target) for i in bound.facts.imports):
+        if not _imports_watermill(bound):
             return
         for call in bound.facts.calls:
             owner = bound.by_key.get(call.owner, -1) if call.owner else -1
@@ -93,6 +97,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     made: list[Watermill] = []
 
     def read(bound: Bound) -> Iterator[Item]:
+        if not _imports_watermill(bound):   # the project's Go packages are read at the first file that imports it
+            return
         if not made:
             made.append(Watermill(files))
         yield from made[0].read(bound)

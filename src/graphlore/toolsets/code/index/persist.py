@@ -224,7 +224,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #:     ``Api.list``), what ``export default Api()`` or ``module.exports = Api()`` makes is that object
 #:     (``extra["default_made"]``), and a Next.js handler wrapped in a call is the function it wraps
 #:     (``extra["default_wraps"]``)
-FORMAT = 71
+#: 72: a Go call's ``extra["stored_in"]`` also keeps what holds the field (the struct literal's type, the assigned
+#: value), so a go-kit endpoint field two types declare is the client of its own type's methods only; an nginx forward
+#: picks among every server block of the proxy, by listen address too, and Spring profiles read anew (format 71:
+#: every type's methods, the reached blocks only).
+FORMAT = 72
 
 
 def _context(values: list) -> FileContext:

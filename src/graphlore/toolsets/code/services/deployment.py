@@ -1039,8 +1039,12 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                     values.append(value)
             for name, value in dockerfile_env(dockerfile).items():   # the image's default: any unit overrides it
                 out.env.setdefault(module.microservice, {}).setdefault(name, [value])
-            for value in command_profiles(dockerfile):   # ``java -Dspring.profiles.active=prod -jar app.jar``
-                out.env.setdefault(module.microservice, {}).setdefault("SPRING_PROFILES_ACTIVE", [value])
+            # ``java -Dspring.profiles.active=prod -jar app.jar``: a system property outranks a unit's
+            # SPRING_PROFILES_ACTIVE in Spring, so it is one more value, never hidden by the unit's
+            profiles = out.env.setdefault(module.microservice, {}).setdefault("SPRING_PROFILES_ACTIVE", [])
+            profiles += [value for value in command_profiles(dockerfile) if value not in profiles]
+            if not profiles:
+                del out.env[module.microservice]["SPRING_PROFILES_ACTIVE"]
     _redacted(out)
     return out
 

@@ -851,7 +851,7 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
                              "service": service, "service_matched_by": how,
                              "strip_prefix": forward.strip}}))
             blocks[route.id] = route_item.server_block
-    out, why_not = _in_answering_block(out, blocks, item, target.text)
+    out, why_not = _in_answering_block(out, blocks, http_by_service.get(service, []), item, target.text)
     if why_not and not out:
         node.props.update(match="unresolved", match_detail=why_not)
         return out
@@ -908,7 +908,10 @@ _LOOPBACK = ("localhost", "127.0.0.1", "0.0.0.0", "host.docker.internal")
 
 def _sent_host(item: Item, target: str) -> tuple[str | None, int | None]:
     """The ``Host`` a gateway route's forward carries (None: not known, as when it keeps the caller's) and the
-    port it reaches (None: not known: a loopback address's port is the one published, not nginx's own)."""
+    port it reaches (None: not known: a loopback address's port is the one published, not nginx's own). A URI
+    discovery resolves (``lb://edge``) reaches an instance's address, which is neither known here nor ``edge``."""
+    if "://" in target and target.split("://", 1)[0].lower() not in ("http", "https", "ws", "wss"):
+        return None, None
     url = split_url(literal(target)) if "://" in target else None
     port = _port(target) or (443 if target.startswith("https:") else 80)
     if url is not None and url.host is not None and url.host.text in _LOOPBACK:
@@ -920,21 +923,30 @@ def _sent_host(item: Item, target: str) -> tuple[str | None, int | None]:
     return url.host.text, port
 
 
-def _in_answering_block(edges: list[GraphEdge], blocks: dict[str, ServerBlock | None], item: Item,
+def _in_answering_block(edges: list[GraphEdge], blocks: dict[str, ServerBlock | None],
+                        target_routes: list[tuple[GraphNode, Item]], item: Item,
                         target: str) -> tuple[list[GraphEdge], str | None]:
     """The forward's links to nginx locations kept to the ``server`` block nginx picks for the request's Host and
     port (`virtual_hosts.answering_block`): a catch-all forward to a proxy reaches one block's locations, never
-    every block's ``location /``. When the block cannot be told, no location is linked, and why is said."""
+    every block's ``location /``. nginx picks among every block of the proxy's files (``peers``), a block holding
+    none of the locations reached (or no location at all) included. When the block cannot be told, no location is
+    linked, and why is said."""
     reached = {b for b in blocks.values() if b is not None}
-    if len(reached) < 2:
+    if not reached:
         return edges, None
-    every = sorted({b for b in reached}, key=lambda b: (b.file, b.order))
+    every = {peer for _, route in target_routes if route.server_block is not None
+             for peer in route.server_block.peers or (route.server_block,)}
+    if len(every) < 2:
+        return edges, None
     host, port = _sent_host(item, target)
-    chosen, why = answering_block(every, host, port)
+    chosen, why = answering_block(sorted(every, key=lambda b: (b.file, b.order)), host, port)
     if chosen is None:
         kept = [e for e in edges if blocks.get(e.dst) is None]
         return kept, f"the target proxy has several server blocks this route may reach: {why}; not linked"
-    return [e for e in edges if blocks.get(e.dst) in (None, chosen)], None
+    kept = [e for e in edges if blocks.get(e.dst) in (None, chosen)]
+    if len(kept) < len(edges) and not any(blocks.get(e.dst) == chosen for e in kept):
+        return kept, f"nginx answers the request with another server block ({why}), which holds no location it reaches"
+    return kept, None
 
 
 def _may_fit(template: str, route_item: Item) -> bool:

@@ -339,9 +339,9 @@ class _Extractor(Extractor):
             if found is not None:
                 calls.append(found)
                 self.call_nodes[id(found)] = node
-                field = stored_field(node)
+                field, holder = stored_field(node)
                 if field:
-                    self.facts.extra.setdefault("stored_in", []).append([found.line, found.name, field])
+                    self.facts.extra.setdefault("stored_in", []).append([found.line, found.name, field, holder])
 
     def arg_texts(self, args: Node | None, limit: int = 6, width: int = 200) -> tuple[str, ...]:
         """Six arguments, not three: Go helpers and libraries name what they reach past the third (a go-kit
@@ -544,9 +544,12 @@ def _go_outer_call(node: Node) -> Node | bool | None:
     return None
 
 
-def stored_field(node: Node) -> str:
+def stored_field(node: Node) -> tuple[str, str]:
     """The struct field a call's value is stored in, through a chain of method calls on it
-    (``get: grpctransport.NewClient(..).Endpoint()`` in a struct literal, ``s.get = helper(..)``), else ""."""
+    (``get: grpctransport.NewClient(..).Endpoint()`` in a struct literal, ``s.get = helper(..)``), and what holds
+    that field as written: the struct literal's type (``&Accounts{..}``: ``Accounts{}``, as a value of it is
+    written) or the value assigned to (``s``), "" when not written; ("", "") when the value is stored in no field. Two types may declare a field of one
+    name: the holder says whose it is."""
     current = node
     while (current.parent is not None and current.parent.type == "selector_expression"
            and current.parent.parent is not None and current.parent.parent.type == "call_expression"
@@ -560,16 +563,22 @@ def stored_field(node: Node) -> str:
         if len(elements) == 2 and elements[1] == current:
             key = elements[0].named_children[0] if elements[0].type == "literal_element" and \
                 elements[0].named_children else elements[0]
-            return text(key) if key.type in ("identifier", "field_identifier") else ""
-        return ""
+            if key.type not in ("identifier", "field_identifier"):
+                return "", ""
+            literal = parent.parent.parent if parent.parent is not None else None
+            written = literal.child_by_field_name("type") if literal is not None and \
+                literal.type == "composite_literal" else None
+            return text(key), f"{text(written)}{{}}" if written is not None else ""
+        return "", ""
     if parent is not None and parent.type == "expression_list" and parent.parent is not None and \
             parent.parent.type == "assignment_statement" and parent.parent.child_by_field_name("right") == parent:
         left = parent.parent.child_by_field_name("left")
         position = parent.named_children.index(current)
         targets = left.named_children if left is not None else []
         if position < len(targets) and targets[position].type == "selector_expression":
-            return text(targets[position].child_by_field_name("field"))
-    return ""
+            operand = targets[position].child_by_field_name("operand")
+            return text(targets[position].child_by_field_name("field")), text(operand) if operand is not None else ""
+    return "", ""
 
 
 def returned_values(root: Node) -> list[tuple[str, Node]]:
