@@ -9,11 +9,12 @@ from helpers import backend
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
+from graphlore.store import Node
 from graphlore.toolsets.code.index.records import bm25_text
 from graphlore.toolsets.code.model import GraphNode, node_text
 from graphlore.toolsets.code.query import models, tools
 from graphlore.toolsets.code.query.models import NodeRef, SearchHit
-from graphlore.toolsets.code.query.tools import Read, paged, prefix_words, ranked
+from graphlore.toolsets.code.query.tools import Read, is_accessor, paged, prefix_words, ranked
 
 
 def run(runtime: Runtime, tool: str, **fields):
@@ -311,6 +312,23 @@ def test_a_declaration_named_by_its_qualified_name_keeps_its_place():
     assert ranked("src/Calculator.java", hits) == [hits[1], hits[2], hits[0]]
     assert paged("ship cost", hits, 1) == [hits[1]]  # words, not a name: the field matched through its class
 
+
+def test_an_accessor_is_a_short_method_named_get_set_or_is():
+    """``getX``/``setX``/``isX`` (and ``get_x``) of at most three lines; a longer one, a name that only starts
+    with the letters (``settle``, ``issue``, ``getaway``) or a field is not one."""
+    def stored(name: str, lines: int, kind: str = "method") -> Node:
+        return Node(id=name, kind="symbol", name=name, text=name,
+                    props={"symbol_kind": kind, "line_start": 10, "line_end": 10 + lines - 1})
+    assert all(is_accessor(stored(name, lines)) for name, lines in (
+        ("getAssignedCourier", 3), ("setQuantity", 1), ("isAvailable", 3), ("get_price", 2), ("getV2", 1)))
+    assert not any(is_accessor(stored(name, lines)) for name, lines in (
+        ("getRemainingStock", 4), ("settle", 1), ("issue", 1), ("getaway", 1), ("get", 1)))
+    assert not is_accessor(stored("getName", 1, "field"))
+    hits = [_symbol("ship.Delivery#getAssignedCourier", 9.0, "method"), _symbol("ship.Planner#plan", 8.0, "method")]
+    read = Read(accessors=frozenset({"ship.Delivery#getAssignedCourier"}))
+    assert [h.node.name for h in ranked("choose a courier for a delivery", hits, read)] == [
+        "plan", "getAssignedCourier"]
+    assert ranked("assigned courier", hits, read) == hits  # its own name holds every word
 
 def test_ranked_and_paged_agree_on_whether_the_query_asks_for_tests():
     """``TestUtils`` asks for test code by its identifier's words, in the ranking and on the page alike: the page

@@ -1,7 +1,7 @@
 """Code search puts the code people wrote before what they only declared or a tool wrote: end to end, the
-members Lombok or a Java record gives a class, the methods of a file whose header says it is generated, and a
-TS module with nothing at its top level but types and exports come after the hand-written code that does the
-work (they stay listed after it)."""
+members Lombok or a Java record gives a class, the methods of a file whose header says it is generated, a
+hand-written getter or setter, and a TS module with nothing at its top level but types and exports come after
+the hand-written code that does the work (they stay listed after it)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,16 @@ TREE = FILLER | {
         "        restClient.post().uri(url).header(\"X-Hook-Signature\", signature).body(body).retrieve();\n"
         "        log.info(\"sent hook payload to subscriber\");\n"
         "    }\n}\n"),
+    "hooks/src/main/java/hooks/dispatch/Dispatch.java": (
+        "package hooks.dispatch;\n\npublic class Dispatch {\n    private Courier assignedCourier;\n\n"
+        "    public Courier getAssignedCourier() {\n        return assignedCourier;\n    }\n\n"
+        "    public void setAssignedCourier(Courier courier) { this.assignedCourier = courier; }\n\n"
+        "    public boolean isAssignedCourierBusy() {\n        return assignedCourier.busy();\n    }\n}\n"),
+    "hooks/src/main/java/hooks/dispatch/DispatchPlanner.java": (
+        "package hooks.dispatch;\n\npublic class DispatchPlanner {\n"
+        "    public void plan(long orderId) {\n        var free = couriers.findAllAvailable();\n"
+        "        var pick = free.get(random.nextInt(free.size()));\n        pick.addAction(orderId);\n"
+        "        log.info(\"courier picked for dispatch\");\n    }\n}\n"),
     "checkout/package.json": '{"name": "checkout", "dependencies": {"@nestjs/core": "10"}}\n',
     "checkout/src/models/CheckoutTotals.ts": (
         "export interface CheckoutTotals {\n  subtotal: number;\n  tax: number;\n  shipping: number;\n}\n"),
@@ -82,3 +92,17 @@ def test_a_type_only_module_comes_after_the_code(tmp_path, runtime):
     labels = [h.node.label for h in found]
     assert found[0].node.name == "update", labels
     assert not {"CheckoutTotals.ts", "ShippingTotal.ts", "index.ts"} & {h.node.name for h in found}, labels
+
+
+def test_a_hand_written_accessor_comes_after_the_code(tmp_path, runtime):
+    """A getter or setter of at most three lines matched through its field's and class's words; the method that
+    picks the courier comes first, the accessors stay listed after it, and one the query names keeps its place."""
+    tree = write_tree(tmp_path / "tree", TREE)
+    run(runtime, tree, "index", embed=False)
+    found = run(runtime, tree, "search", query="which courier is assigned to a dispatch", kind="symbol",
+                limit=30).results
+    names = [h.node.name for h in found]
+    assert names[0] == "plan", names
+    assert {"getAssignedCourier", "setAssignedCourier", "isAssignedCourierBusy"} <= set(names), names
+    named = run(runtime, tree, "search", query="get assigned courier", kind="symbol", limit=1).results
+    assert named[0].node.name == "getAssignedCourier"

@@ -406,11 +406,29 @@ _MEMBER_CUT = ".#:/"
 @dataclass(frozen=True)
 class Read:
     """What `search` read of its hits' nodes beyond their references, by node id: the source files whose
-    top-level code runs (``top_level_code``: code, not declarations) and the symbols nobody wrote in the source
-    (``generated``: Lombok members, record accessors, enum ``values()``, the symbols of a generated file)."""
+    top-level code runs (``top_level_code``: code, not declarations), the symbols nobody wrote in the source
+    (``generated``: Lombok members, record accessors, enum ``values()``, the symbols of a generated file) and the
+    accessors written by hand (`is_accessor`)."""
 
     runs: frozenset[str] = frozenset()
     generated: frozenset[str] = frozenset()
+    accessors: frozenset[str] = frozenset()
+
+
+#: a getter's or setter's name: ``getX``, ``setX``, ``isX`` (``get_x``, ``set_x``, ``is_x``)
+_ACCESSOR_NAME = re.compile(r"(?:get|set|is)(?:[A-Z0-9]|_[a-z0-9])")
+#: the most lines an accessor's method spans (``getX() {``, ``return x;``, ``}``)
+ACCESSOR_LINES = 3
+
+
+def is_accessor(node: Node) -> bool:
+    """Whether a stored symbol is a getter or setter written by hand: a method named ``get``/``set``/``is`` and a
+    capital (or ``_``) whose whole declaration spans at most `ACCESSOR_LINES` lines. It reads or writes a field,
+    so it matches a query through its field's and class's words (``Delivery#getAssignedCourier`` for "choose a
+    courier for a delivery") and does none of the work; `ranked` puts it with the declarations."""
+    p = node.props
+    return (node.kind == "symbol" and p.get("symbol_kind") == "method" and bool(_ACCESSOR_NAME.match(node.name))
+            and p.get("line_end", 0) - p.get("line_start", 0) < ACCESSOR_LINES)
 
 
 def ranked(query: str, hits: list[SearchHit], read: Read = Read()) -> list[SearchHit]:
@@ -424,9 +442,10 @@ def ranked(query: str, hits: list[SearchHit], read: Read = Read()) -> list[Searc
     the first of its own methods that is also a hit and whose name shares a word with the
     query (the method that does the work, not the class that holds it; a field, a constructor or a method
     named otherwise does not move it). ``read.runs``: the ids of source files whose top-level code runs
-    (``top_level_code``): code, not declarations. A generated symbol (``read.generated``) the query does not name
-    goes with those declarations: an accessor Lombok writes or a generated stub's method matched through its
-    owner's words (``getPayloadUrl`` for "sign the webhook payload"), and the code written by hand does the work."""
+    (``top_level_code``): code, not declarations. A generated symbol (``read.generated``) or a hand-written
+    accessor (``read.accessors``) the query does not name goes with those declarations: a getter or a generated
+    stub's method matched through its owner's words (``getPayloadUrl`` for "sign the webhook payload"), and the
+    code written by hand does the work."""
     exact = _squeezed(query)
     tests_wanted = _asks_for_tests(query)
     asked = _Asked(query)
@@ -480,13 +499,13 @@ class _Asked:
 
 
 def _unnamed_declaration(node: NodeRef, asked: _Asked, read: Read = Read()) -> bool:
-    """Whether ``node`` is a declaration, or a generated symbol (``read.generated``), whose own name leaves a word
-    of the query out and that the query does not name by its qualified name (``Ship.cost``, ``Ship#cost``,
+    """Whether ``node`` is a declaration, a generated symbol (``read.generated``) or an accessor
+    (``read.accessors``), whose own name leaves a word of the query out and that the query does not name by its qualified name (``Ship.cost``, ``Ship#cost``,
     ``src/Calculator.java``). A source file in ``read.runs`` has top-level code (C# top-level statements:
     ``Program.cs``): code, not a declaration."""
     if node.kind != "symbol" or node.role == "CONFIG" or node.id in read.runs:
         return False  # a setting's declaration is its answer (``DATABASE_URL: PostgresDsn``)
-    if node.symbol_kind not in DECLARATION_KINDS and node.id not in read.generated:
+    if node.symbol_kind not in DECLARATION_KINDS and node.id not in read.generated and node.id not in read.accessors:
         return False
     if asked.terms <= _name_terms(node.name):
         return False
@@ -496,7 +515,7 @@ def _unnamed_declaration(node: NodeRef, asked: _Asked, read: Read = Read()) -> b
 
 def put_last(query: str, read: Read = Read()) -> Callable[[SearchHit], bool]:
     """Whether `ranked` puts a hit after the other code: test code (unless the query asks for tests) and a
-    declaration or a generated symbol the query does not name, never a symbol named as the query."""
+    declaration, a generated symbol or an accessor the query does not name, never a symbol named as the query."""
     asked = _Asked(query)
     tests_wanted = _asks_for_tests(query)
     exact = _squeezed(query)
@@ -591,6 +610,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     found: dict[str, NodeRef] = {}
     runs: set[str] = set()
     generated: set[str] = set()
+    accessors: set[str] = set()
     while True:
         hits, note = rank(fetched)
         for node in store.get_nodes(list(dict.fromkeys(h.id for h in hits if h.id not in found))):
@@ -599,8 +619,10 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
                 runs.add(node.id)
             if node.props.get("generated"):
                 generated.add(node.id)
+            elif is_accessor(node):
+                accessors.add(node.id)
         scored = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
-        read = Read(frozenset(runs), frozenset(generated))
+        read = Read(frozenset(runs), frozenset(generated), frozenset(accessors))
         last = put_last(request.query, read)
         if len(hits) < fetched or fetched >= MAX_FETCHED or sum(not last(h) for h in scored) >= request.limit:
             break
