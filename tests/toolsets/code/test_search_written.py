@@ -48,6 +48,14 @@ TREE = FILLER | {
         "    public void plan(long orderId) {\n        var free = couriers.findAllAvailable();\n"
         "        var pick = free.get(random.nextInt(free.size()));\n        pick.addAction(orderId);\n"
         "        log.info(\"courier picked for dispatch\");\n    }\n}\n"),
+    "hooks/src/main/java/hooks/model/TopicFollower.java": (
+        "package hooks.model;\n\nimport javax.persistence.Entity;\nimport javax.persistence.GeneratedValue;\n"
+        "import javax.persistence.Id;\n\n@Entity\npublic class TopicFollower {\n    @Id\n    @GeneratedValue\n"
+        "    private Long id;\n\n    public boolean acceptsTopic(String topic) {\n"
+        "        return topics.contains(topic) && !muted.isSet();\n    }\n}\n"),
+    "hooks/src/main/java/hooks/gen/TopicsApi.java": (
+        "package hooks.gen;\n\n@javax.annotation.Generated(value = \"org.openapitools.codegen\")\n"
+        "public class TopicsApi {\n    public void listTopics() { api.get(); }\n}\n"),
     "checkout/package.json": '{"name": "checkout", "dependencies": {"@nestjs/core": "10"}}\n',
     "checkout/src/models/CheckoutTotals.ts": (
         "export interface CheckoutTotals {\n  subtotal: number;\n  tax: number;\n  shipping: number;\n}\n"),
@@ -106,3 +114,16 @@ def test_a_hand_written_accessor_comes_after_the_code(tmp_path, runtime):
     assert {"getAssignedCourier", "setAssignedCourier", "isAssignedCourierBusy"} <= set(names), names
     named = run(runtime, tree, "search", query="get assigned courier", kind="symbol", limit=1).results
     assert named[0].node.name == "getAssignedCourier"
+
+
+def test_a_jpa_entity_is_written_by_hand_and_a_generated_annotation_marks_a_file(tmp_path, runtime):
+    """``@GeneratedValue`` on an entity's id (in the file's first lines) does not make the entity a generated file:
+    its methods are code written by hand and rank as such; the ``@Generated`` annotation does mark a file."""
+    tree = write_tree(tmp_path / "tree", TREE)
+    run(runtime, tree, "index", embed=False)
+    found = run(runtime, tree, "search", query="follower accepts topic", kind="symbol", limit=1).results
+    assert found[0].node.name == "acceptsTopic"
+    assert not run(runtime, tree, "describe", id=found[0].node.id).attributes.get("generated")
+    listed = run(runtime, tree, "search", query="list topics", kind="symbol", limit=1).results
+    assert listed[0].node.name == "listTopics"
+    assert run(runtime, tree, "describe", id=listed[0].node.id).attributes.get("generated") is True

@@ -211,7 +211,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: a Java file whose header holds JPA's ``@GeneratedValue`` is no longer marked generated (only the ``@Generated``
+#: annotation marks one), so its symbols lose ``generated`` (format 67 marked a JPA entity's every symbol).
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:
