@@ -435,8 +435,8 @@ def ranked(query: str, hits: list[SearchHit], read: Read = Read()) -> list[Searc
     """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with four rules over it: a
     symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
     ``loadVetData``) comes first, never under its class; a declaration (`DECLARATION_KINDS`: a field, a source
-    file, a package, a module whose top level runs nothing) whose own name does not hold every word of the query, and that the query does not name by
-    its qualified name (``Ship.cost``), comes after the other code (it matched through its owner's or its folder's
+    file, a package, a module whose top level runs nothing) whose own name does not hold every word of the
+    query, and that the query does not name by its qualified name (``Ship.cost``), comes after the other code (it matched through its owner's or its folder's
     words: ``Ship#cost`` for "calculate shipping cost"); test code comes after every other hit (it stays listed)
     unless a word of the query or of an identifier in it asks for tests (`TEST_WORDS`); a type comes just after
     the first of its own methods that is also a hit and whose name shares a word with the
@@ -500,9 +500,9 @@ class _Asked:
 
 def _unnamed_declaration(node: NodeRef, asked: _Asked, read: Read = Read()) -> bool:
     """Whether ``node`` is a declaration, a generated symbol (``read.generated``) or an accessor
-    (``read.accessors``), whose own name leaves a word of the query out and that the query does not name by its qualified name (``Ship.cost``, ``Ship#cost``,
-    ``src/Calculator.java``). A source file in ``read.runs`` has top-level code (C# top-level statements:
-    ``Program.cs``): code, not a declaration."""
+    (``read.accessors``) whose own name leaves a word of the query out and that the query does not name by its
+    qualified name (``Ship.cost``, ``Ship#cost``, ``src/Calculator.java``). A source file in ``read.runs`` has
+    top-level code (C# top-level statements: ``Program.cs``): code, not a declaration."""
     if node.kind != "symbol" or node.role == "CONFIG" or node.id in read.runs:
         return False  # a setting's declaration is its answer (``DATABASE_URL: PostgresDsn``)
     if node.symbol_kind not in DECLARATION_KINDS and node.id not in read.generated and node.id not in read.accessors:
