@@ -9,11 +9,12 @@ from helpers import backend
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
+from graphlore.store import Node
 from graphlore.toolsets.code.index.records import bm25_text
 from graphlore.toolsets.code.model import GraphNode, node_text
 from graphlore.toolsets.code.query import models, tools
 from graphlore.toolsets.code.query.models import NodeRef, SearchHit
-from graphlore.toolsets.code.query.tools import paged, prefix_words, ranked
+from graphlore.toolsets.code.query.tools import Read, is_accessor, paged, prefix_words, ranked
 
 
 def run(runtime: Runtime, tool: str, **fields):
@@ -173,16 +174,17 @@ def test_annotation_words_read_string_arguments_of_every_form():
 def test_a_declaration_not_named_by_the_query_follows_the_code():
     """A field, a Java file or a package that matched through its owner's or folder's words (``Ship#cost`` for
     "calculate shipping cost") comes after the other code, before test code; one whose own name holds every
-    word of the query keeps its place, and so do a Python or TS module (its top-level code runs) and a setting
-    (role CONFIG: its declaration is the answer)."""
+    word of the query keeps its place, and so do a Python or TS module whose top-level code runs (``Read.runs``)
+    and a setting (role CONFIG: its declaration is the answer)."""
     hits = [_symbol("ship.Ship#cost", 9.0, "field"), _symbol("ship/Calculator.java", 8.5, "file"),
             _symbol("ship", 8.2, "package"), _symbol("ship/app.py", 8.1, "module"),
             _symbol("ship.Controller#caclc", 8.0, "method"), _symbol("ship.Ship#shippingCost", 7.0, "field"),
             _hit("CalculatorTest", 6.5, "TEST"), _symbol("ship.Calculator#getDistance", 6.0, "method")]
-    assert [h.node.label for h in ranked("calculate shipping cost", hits)] == [
+    runs = Read(runs=frozenset({"ship/app.py"}))
+    assert [h.node.label for h in ranked("calculate shipping cost", hits, runs)] == [
         "ship/app.py", "ship.Controller#caclc", "ship.Calculator#getDistance", "ship.Ship#cost",
         "ship/Calculator.java", "ship", "ship.Ship#shippingCost", "CalculatorTest"]
-    assert ranked("shipping costs", hits)[:2] == [hits[3], hits[4]]  # ``shippingCost`` names it (stemmed)
+    assert ranked("shipping costs", hits, runs)[:2] == [hits[3], hits[4]]  # ``shippingCost`` names it (stemmed)
     assert hits[5] in ranked("shipping costs", hits)[:3]
     assert ranked("cost", hits)[0] == hits[0]  # named as the query: first
     setting = SearchHit(node=NodeRef(id="s", kind="symbol", name="DATABASE_URL", label="Settings.DATABASE_URL",
@@ -199,6 +201,47 @@ def test_the_page_gives_the_places_of_unnamed_declarations_to_the_next_code():
         "pay.Handler#authorize", "pay.Account#process", "pay.Account#authorized"]
     fields = [h for h in hits if h.node.symbol_kind == "field"]
     assert paged("authorize the payment", fields, 2) == fields[:2]  # nothing else to give the places to
+
+
+def _module(path: str, score: float) -> SearchHit:
+    return SearchHit(node=NodeRef(id=path, kind="symbol", name=path.rsplit("/", 1)[-1], label=path,
+                                  symbol_kind="module"), score=score)
+
+
+def test_a_module_whose_top_level_runs_nothing_is_a_declaration():
+    """A Python or TS/JS module with no top-level code (imports, exports, types: ``models/ShippingRates.ts``)
+    matched through its file's words and comes after the code, as a typed language's source file does; one whose
+    top-level code runs (``Read.runs``) is code and keeps its place; one its own name answers keeps it too."""
+    hits = [_module("checkout/models/ShippingRates.ts", 9.0), _module("checkout/shipping/index.ts", 8.5),
+            _symbol("checkout/checkout.service.ts#CheckoutService.update", 8.0, "method")]
+    runs = Read(runs=frozenset({"checkout/shipping/index.ts"}))
+    assert [h.node.label for h in ranked("checkout total with shipping", hits, runs)] == [
+        "checkout/shipping/index.ts", "checkout/checkout.service.ts#CheckoutService.update",
+        "checkout/models/ShippingRates.ts"]
+    assert [h.node.label for h in paged("checkout total with shipping", hits, 1)] == [
+        "checkout/checkout.service.ts#CheckoutService.update"]
+    assert ranked("shipping rates", hits, runs) == hits  # ``ShippingRates`` names it
+
+
+def test_a_generated_symbol_not_named_by_the_query_follows_the_code():
+    """A symbol nobody wrote in the source (``Read.generated``: a Lombok getter, a record accessor, a generated
+    client's method) that matched through its owner's words comes after the hand-written code, as an unnamed
+    declaration does, and before test code; one whose own name holds every word of the query keeps its place;
+    the page gives its place to the next hand-written code."""
+    hits = [_symbol("hooks.model.Webhook#getPayloadUrl", 9.0, "method"),
+            _symbol("hooks.RegistrationClient#SendAsync", 8.5, "method"),
+            _hit("WebhookApiTest", 8.2, "TEST"),
+            _symbol("hooks.api.WebhookApi#notify", 7.0, "method"),
+            _symbol("hooks.model.Webhook#getPayload", 6.0, "method")]
+    read = Read(generated=frozenset({"hooks.model.Webhook#getPayloadUrl", "hooks.RegistrationClient#SendAsync",
+                                     "hooks.model.Webhook#getPayload"}))
+    assert [h.node.label for h in ranked("send the webhook payload", hits, read)] == [
+        "hooks.api.WebhookApi#notify", "hooks.model.Webhook#getPayloadUrl", "hooks.RegistrationClient#SendAsync",
+        "hooks.model.Webhook#getPayload", "WebhookApiTest"]
+    assert ranked("get the payload url", hits, read)[0] == hits[0]  # its own name holds every word
+    assert ranked("send the webhook payload", hits) == [hits[0], hits[1], hits[3], hits[4], hits[2]]  # written
+    assert [h.node.label for h in paged("send the webhook payload", hits, 2, read)] == [
+        "hooks.api.WebhookApi#notify", "hooks.model.Webhook#getPayloadUrl"]
 
 
 @pytest.mark.slow
@@ -269,6 +312,23 @@ def test_a_declaration_named_by_its_qualified_name_keeps_its_place():
     assert ranked("src/Calculator.java", hits) == [hits[1], hits[2], hits[0]]
     assert paged("ship cost", hits, 1) == [hits[1]]  # words, not a name: the field matched through its class
 
+
+def test_an_accessor_is_a_short_method_named_get_set_or_is():
+    """``getX``/``setX``/``isX`` (and ``get_x``) of at most three lines; a longer one, a name that only starts
+    with the letters (``settle``, ``issue``, ``getaway``) or a field is not one."""
+    def stored(name: str, lines: int, kind: str = "method") -> Node:
+        return Node(id=name, kind="symbol", name=name, text=name,
+                    props={"symbol_kind": kind, "line_start": 10, "line_end": 10 + lines - 1})
+    assert all(is_accessor(stored(name, lines)) for name, lines in (
+        ("getAssignedCourier", 3), ("setQuantity", 1), ("isAvailable", 3), ("get_price", 2), ("getV2", 1)))
+    assert not any(is_accessor(stored(name, lines)) for name, lines in (
+        ("getRemainingStock", 4), ("settle", 1), ("issue", 1), ("getaway", 1), ("get", 1)))
+    assert not is_accessor(stored("getName", 1, "field"))
+    hits = [_symbol("ship.Delivery#getAssignedCourier", 9.0, "method"), _symbol("ship.Planner#plan", 8.0, "method")]
+    read = Read(accessors=frozenset({"ship.Delivery#getAssignedCourier"}))
+    assert [h.node.name for h in ranked("choose a courier for a delivery", hits, read)] == [
+        "plan", "getAssignedCourier"]
+    assert ranked("assigned courier", hits, read) == hits  # its own name holds every word
 
 def test_ranked_and_paged_agree_on_whether_the_query_asks_for_tests():
     """``TestUtils`` asks for test code by its identifier's words, in the ranking and on the page alike: the page

@@ -228,7 +228,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: value), so a go-kit endpoint field two types declare is the client of its own type's methods only; an nginx forward
 #: picks among every server block of the proxy, by listen address too, and Spring profiles read anew (format 71:
 #: every type's methods, the reached blocks only).
-FORMAT = 72
+#: 73: a Java file whose header holds JPA's ``@GeneratedValue`` is no longer marked generated (only the ``@Generated``
+#: annotation marks one), so its symbols lose ``generated`` (format 72 marked a JPA entity's every symbol).
+FORMAT = 73
 
 
 def _context(values: list) -> FileContext:

@@ -13,6 +13,7 @@ import shlex
 import time
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -402,24 +403,55 @@ TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "fixture", 
 _MEMBER_CUT = ".#:/"
 
 
-def ranked(query: str, hits: list[SearchHit], runs: frozenset[str] = frozenset()) -> list[SearchHit]:
+@dataclass(frozen=True)
+class Read:
+    """What `search` read of its hits' nodes beyond their references, by node id: the source files whose
+    top-level code runs (``top_level_code``: code, not declarations), the symbols nobody wrote in the source
+    (``generated``: Lombok members, record accessors, enum ``values()``, the symbols of a generated file) and the
+    accessors written by hand (`is_accessor`)."""
+
+    runs: frozenset[str] = frozenset()
+    generated: frozenset[str] = frozenset()
+    accessors: frozenset[str] = frozenset()
+
+
+#: a getter's or setter's name: ``getX``, ``setX``, ``isX`` (``get_x``, ``set_x``, ``is_x``)
+_ACCESSOR_NAME = re.compile(r"(?:get|set|is)(?:[A-Z0-9]|_[a-z0-9])")
+#: the most lines an accessor's method spans (``getX() {``, ``return x;``, ``}``)
+ACCESSOR_LINES = 3
+
+
+def is_accessor(node: Node) -> bool:
+    """Whether a stored symbol is a getter or setter written by hand: a method named ``get``/``set``/``is`` and a
+    capital (or ``_``) whose whole declaration spans at most `ACCESSOR_LINES` lines. It reads or writes a field,
+    so it matches a query through its field's and class's words (``Delivery#getAssignedCourier`` for "choose a
+    courier for a delivery") and does none of the work; `ranked` puts it with the declarations."""
+    p = node.props
+    return (node.kind == "symbol" and p.get("symbol_kind") == "method" and bool(_ACCESSOR_NAME.match(node.name))
+            and p.get("line_end", 0) - p.get("line_start", 0) < ACCESSOR_LINES)
+
+
+def ranked(query: str, hits: list[SearchHit], read: Read = Read()) -> list[SearchHit]:
     """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with four rules over it: a
     symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
     ``loadVetData``) comes first, never under its class; a declaration (`DECLARATION_KINDS`: a field, a source
-    file or a package) whose own name does not hold every word of the query, and that the query does not name by
-    its qualified name (``Ship.cost``), comes after the other code (it matched through its owner's or its folder's
+    file, a package, a module whose top level runs nothing) whose own name does not hold every word of the
+    query, and that the query does not name by its qualified name (``Ship.cost``), comes after the other code (it matched through its owner's or its folder's
     words: ``Ship#cost`` for "calculate shipping cost"); test code comes after every other hit (it stays listed)
     unless a word of the query or of an identifier in it asks for tests (`TEST_WORDS`); a type comes just after
     the first of its own methods that is also a hit and whose name shares a word with the
     query (the method that does the work, not the class that holds it; a field, a constructor or a method
-    named otherwise does not move it). ``runs``: the ids of source files whose top-level code runs
-    (``top_level_code``): code, not declarations."""
+    named otherwise does not move it). ``read.runs``: the ids of source files whose top-level code runs
+    (``top_level_code``): code, not declarations. A generated symbol (``read.generated``) or a hand-written
+    accessor (``read.accessors``) the query does not name goes with those declarations: a getter or a generated
+    stub's method matched through its owner's words (``getPayloadUrl`` for "sign the webhook payload"), and the
+    code written by hand does the work."""
     exact = _squeezed(query)
     tests_wanted = _asks_for_tests(query)
     asked = _Asked(query)
     order = sorted(range(len(hits)), key=lambda i: (
         not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact),
-        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked, runs), i))
+        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked, read), i))
     out = [hits[i] for i in order]
     words = _words(query)
     for hit in [h for h in out if h.node.symbol_kind in TYPE_KINDS and _squeezed(h.node.name) != exact]:
@@ -432,8 +464,9 @@ def ranked(query: str, hits: list[SearchHit], runs: frozenset[str] = frozenset()
 
 #: symbol kinds that declare and do nothing: a field (a property, a constant), a source file of a typed language
 #: (kind ``file``: Java, Kotlin, C#, Go, Rust, C/C++, PHP, Ruby, proto; its code is its types' and functions') and
-#: a package. A Python or TS/JS ``module`` is not one: its top-level code runs.
-DECLARATION_KINDS = frozenset({"field", "file", "package"})
+#: a package. A Python or TS/JS ``module`` is one only when nothing runs at its top level (no ``top_level_code``:
+#: imports, exports and declarations, ``models/ShippingRates.ts``); one whose top-level code runs is code.
+DECLARATION_KINDS = frozenset({"field", "file", "package", "module"})
 
 
 def _asks_for_tests(query: str) -> bool:
@@ -465,21 +498,24 @@ class _Asked:
         self.qualified = "" if re.search(r"\s", one) else _QUALIFIERS.sub(".", one.lower()).strip(".")
 
 
-def _unnamed_declaration(node: NodeRef, asked: _Asked, runs: frozenset[str] = frozenset()) -> bool:
-    """Whether ``node`` is a declaration whose own name leaves a word of the query out and that the query does
-    not name by its qualified name (``Ship.cost``, ``Ship#cost``, ``src/Calculator.java``). A source file in
-    ``runs`` has top-level code (C# top-level statements: ``Program.cs``): code, not a declaration."""
-    if node.kind != "symbol" or node.symbol_kind not in DECLARATION_KINDS or node.role == "CONFIG" or node.id in runs:
+def _unnamed_declaration(node: NodeRef, asked: _Asked, read: Read = Read()) -> bool:
+    """Whether ``node`` is a declaration, a generated symbol (``read.generated``) or an accessor
+    (``read.accessors``) whose own name leaves a word of the query out and that the query does not name by its
+    qualified name (``Ship.cost``, ``Ship#cost``, ``src/Calculator.java``). A source file in ``read.runs`` has
+    top-level code (C# top-level statements: ``Program.cs``): code, not a declaration."""
+    if node.kind != "symbol" or node.role == "CONFIG" or node.id in read.runs:
         return False  # a setting's declaration is its answer (``DATABASE_URL: PostgresDsn``)
+    if node.symbol_kind not in DECLARATION_KINDS and node.id not in read.generated and node.id not in read.accessors:
+        return False
     if asked.terms <= _name_terms(node.name):
         return False
     label = _QUALIFIERS.sub(".", node.label.lower())
     return not asked.qualified or not (label == asked.qualified or label.endswith("." + asked.qualified))
 
 
-def put_last(query: str, runs: frozenset[str] = frozenset()) -> Callable[[SearchHit], bool]:
+def put_last(query: str, read: Read = Read()) -> Callable[[SearchHit], bool]:
     """Whether `ranked` puts a hit after the other code: test code (unless the query asks for tests) and a
-    declaration the query does not name, never a symbol named as the query."""
+    declaration, a generated symbol or an accessor the query does not name, never a symbol named as the query."""
     asked = _Asked(query)
     tests_wanted = _asks_for_tests(query)
     exact = _squeezed(query)
@@ -487,16 +523,16 @@ def put_last(query: str, runs: frozenset[str] = frozenset()) -> Callable[[Search
     def last(hit: SearchHit) -> bool:
         named = hit.node.kind == "symbol" and _squeezed(hit.node.name) == exact
         return not named and ((not tests_wanted and hit.node.role == "TEST")
-                              or _unnamed_declaration(hit.node, asked, runs))
+                              or _unnamed_declaration(hit.node, asked, read))
     return last
 
 
-def paged(query: str, hits: list[SearchHit], limit: int, runs: frozenset[str] = frozenset()) -> list[SearchHit]:
+def paged(query: str, hits: list[SearchHit], limit: int, read: Read = Read()) -> list[SearchHit]:
     """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code and declarations that `ranked`
     puts last give their places to the next hits of other code (`search` fetches the ranking until it holds
     ``limit`` of them or ends), never to more of them."""
-    last_ = put_last(query, runs)
-    page = ranked(query, hits[:limit], runs)
+    last_ = put_last(query, read)
+    page = ranked(query, hits[:limit], read)
     last = [h for h in page if last_(h)]
     if not last:
         return page
@@ -573,18 +609,25 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     fetched = request.limit * FETCHED  # `paged` lifts code from below the page over test code and declarations
     found: dict[str, NodeRef] = {}
     runs: set[str] = set()
+    generated: set[str] = set()
+    accessors: set[str] = set()
     while True:
         hits, note = rank(fetched)
         for node in store.get_nodes(list(dict.fromkeys(h.id for h in hits if h.id not in found))):
             found[node.id] = node_ref(node)
             if node.props.get("top_level_code"):
                 runs.add(node.id)
+            if node.props.get("generated"):
+                generated.add(node.id)
+            elif is_accessor(node):
+                accessors.add(node.id)
         scored = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
-        last = put_last(request.query, frozenset(runs))
+        read = Read(frozenset(runs), frozenset(generated), frozenset(accessors))
+        last = put_last(request.query, read)
         if len(hits) < fetched or fetched >= MAX_FETCHED or sum(not last(h) for h in scored) >= request.limit:
             break
         fetched = min(fetched * 4, MAX_FETCHED)  # the page still has places that code further down should take
-    results = paged(request.query, scored, request.limit, frozenset(runs))
+    results = paged(request.query, scored, request.limit, read)
     if not results:
         why = "no indexed name, fqn, signature or docstring contains a word of the query"
         if conditions:
