@@ -211,7 +211,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: Python facts keep a call's result called at once (``app.post("/x")(handler)``, ``extra["applied"]``) and up to six
+#: arguments of a route registered by call (``add_url_rule``...): format 67 had neither, so no route registered by call.
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:
