@@ -150,3 +150,56 @@ def test_a_call_of_a_routes_method_whose_result_is_not_called_declares_nothing(t
     """``app.get(path)`` with nothing applied to it is a lookup, not a registration."""
     main = 'from fastapi import FastAPI\n\napp = FastAPI()\nhandler = app.get("/only-looked-up")\n'
     assert _routes(tmp_path, main) == {}
+
+
+def _conditions(tmp_path: Path, files: dict[str, str]) -> dict[str, str | None]:
+    root = tmp_path / "svc"
+    for rel, text in {"pyproject.toml": '[project]\nname = "svc"\n', "svc/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    nodes, _ = CodeGraph.build(root).snapshot()
+    return {n.props["label"]: n.props.get("condition") for n in nodes.values() if n.kind == "route"}
+
+
+GUARDED_MOUNTS = '''from fastapi import APIRouter, FastAPI
+
+from svc.config import settings
+from svc.dev import router as dev_router
+from svc.extra import router as extra_router
+from svc.open import router as open_router
+
+app = FastAPI()
+app.include_router(open_router)
+if settings.MODE == "local":
+    app.include_router(dev_router, prefix="/dev")
+elif settings.MODE == "staging":
+    pass
+else:
+    app.include_router(extra_router)
+'''
+ROUTER_FILE = '''from fastapi import APIRouter
+
+router = APIRouter()
+
+
+@router.post("/{name}")
+def handle():
+    return 1
+'''
+
+
+def test_a_router_mounted_under_an_if_keeps_its_routes_with_the_condition_as_written(tmp_path):
+    files = {"svc/main.py": GUARDED_MOUNTS, "svc/config.py": "class S:\n    MODE = 'prod'\n\nsettings = S()\n",
+             **{f"svc/{name}.py": ROUTER_FILE.replace("{name}", name) for name in ("dev", "extra", "open")}}
+    conditions = _conditions(tmp_path, files)
+    assert conditions["POST /open"] is None
+    assert conditions["POST /dev/dev"] == 'if settings.MODE == "local" (svc/main.py:11)'
+    assert conditions["POST /extra"] == (
+        'if not (settings.MODE == "local") and not (settings.MODE == "staging") (svc/main.py:15)')
+
+
+def test_a_route_registered_by_call_under_an_if_has_the_condition(tmp_path):
+    main = ('from flask import Flask\n\nweb = Flask(__name__)\nDEBUG = False\n\n\ndef probe():\n    return 1\n\n\n'
+            'if DEBUG:\n    web.add_url_rule("/probe", view_func=probe)\nweb.add_url_rule("/always", view_func=probe)\n')
+    assert _conditions(tmp_path, {"svc/main.py": main}) == {"GET /probe": "if DEBUG (svc/main.py:12)",
+                                                            "GET /always": None}

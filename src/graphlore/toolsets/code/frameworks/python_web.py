@@ -77,8 +77,8 @@ class Router:
     framework: str
     own_prefix: Folded
     is_app: bool
-    #: (parent router key, mount prefix, replaces own prefix) for each mount
-    mounts: list[tuple[tuple[str, str], Folded, bool]] = field(default_factory=list)
+    #: (parent router key, mount prefix, replaces own prefix, the ``if`` it is mounted under or "") for each mount
+    mounts: list[tuple[tuple[str, str], Folded, bool, str]] = field(default_factory=list)
 
 
 def _web_aliases(bound: Bound) -> set[str]:
@@ -200,20 +200,24 @@ class PythonProject:
         key = "prefix" if call.name == "include_router" else "url_prefix"
         expr = kwarg(call.args, key)
         prefix = self.folder(module).fold(expr) if expr else literal("")
-        self.routers[child].mounts.append((parent, prefix, call.name == "register_blueprint" and expr is not None))
+        guard = facts.extra.get("guards", {}).get(f"{call.line}:{call.name}", "")
+        self.routers[child].mounts.append((parent, prefix, call.name == "register_blueprint" and expr is not None,
+                                           f"{guard} ({facts.path}:{call.line})" if guard else ""))
 
-    def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[Folded]:
-        """Every full prefix of a router (one per way it is mounted up to an app)."""
+    def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[tuple[Folded, str]]:
+        """Every full prefix of a router (one per way it is mounted up to an app), with the conditions it is
+        mounted under on the way ("" when always)."""
         router = self.routers[key]
         if router.is_app:
-            return [router.own_prefix]
+            return [(router.own_prefix, "")]
         if not router.mounts or depth > 8:
-            return [unknown(f"the router {router.module}.{router.var} is not mounted anywhere in the project")
-                    + router.own_prefix]
+            return [(unknown(f"the router {router.module}.{router.var} is not mounted anywhere in the project")
+                     + router.own_prefix, "")]
         out = []
-        for parent, prefix, replaces in router.mounts:
-            for above in self.prefixes(parent, depth + 1):
-                out.append(join_paths([above, prefix] if replaces else [above, prefix, router.own_prefix]))
+        for parent, prefix, replaces, guard in router.mounts:
+            for above, above_guard in self.prefixes(parent, depth + 1):
+                out.append((join_paths([above, prefix] if replaces else [above, prefix, router.own_prefix]),
+                            "; ".join(g for g in (above_guard, guard) if g)))
         return out
 
 
@@ -241,12 +245,12 @@ def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
             path = folder.fold(written)
             methods = [verb.upper()] if verb in ROUTE_VERBS else [
                 m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
-            for prefix in project.prefixes(key):
+            for prefix, guard in project.prefixes(key):
                 for method in methods:
                     yield Item(kind="route", owner=bound.ids[index], owner_fqn=bound.fqns[index],
                                microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path,
                                line=sym.line_start, flavor=router.framework, http_method=method,
-                               path=join_paths([prefix, path]), written=written)
+                               path=join_paths([prefix, path]), written=written, condition=guard or None)
     yield from _clients(project, bound, folder, candidates)
 
 
@@ -285,8 +289,8 @@ def _registered(project: PythonProject, bound: Bound, folder: PythonFolder,
             if not project.imported(facts, module, call.name).startswith(WEB_PACKAGES):
                 continue
             flavor = "starlette"
-            prefixes = [unknown("the service mounts route lists under Mount(...): which prefix is this one's is "
-                                "not read")] if bound.ctx.microservice in project.mounting else [literal("")]
+            prefixes = [(unknown("the service mounts route lists under Mount(...): which prefix is this one's is "
+                                 "not read"), "")] if bound.ctx.microservice in project.mounting else [(literal(""), "")]
             written = _nth(args, 0, "path")
             handler = _nth(args, 1, "endpoint")
             methods = [m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
@@ -316,13 +320,16 @@ def _registered(project: PythonProject, bound: Bound, folder: PythonFolder,
         where = served or (bound, bound.by_key.get(call.owner, -1))
         site, index = where
         path = folder.fold(written)
-        for prefix in prefixes:
+        own = facts.extra.get("guards", {}).get(f"{call.line}:{call.name}", "")
+        own = f"{own} ({facts.path}:{call.line})" if own else ""
+        for prefix, guard in prefixes:
+            condition = "; ".join(g for g in (guard, own) if g) or None
             for method in methods:
                 yield Item(kind="route", owner=site.ids[index] if index >= 0 else site.file_id,
                            owner_fqn=site.fqns[index] if index >= 0 else site.file_fqn,
                            microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path,
                            line=call.line, flavor=flavor, http_method=method, path=join_paths([prefix, path]),
-                           written=written, problems=list(problems))
+                           written=written, problems=list(problems), condition=condition)
 
 
 def _nth(args: tuple[str, ...], position: int, keyword: str) -> str | None:

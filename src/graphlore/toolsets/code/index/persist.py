@@ -213,6 +213,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
 #: 68: Python facts keep a call's result called at once (``app.post("/x")(handler)``, ``extra["applied"]``) and up to six
 #: arguments of a route registered by call (``add_url_rule``...): format 67 had neither, so no route registered by call.
+#: The same format keeps the ``if`` around a router's mount or a route's registration (``extra["guards"]``): a route's
+#: ``condition``.
 FORMAT = 68
 
 

@@ -110,6 +110,7 @@ def _base(item: Item, label: str, prefix: str) -> dict:
             "resolved": item.resolved, "unresolved_reason": "; ".join(why) if why and not item.resolved else None,
             "source_layer": item.source_layer,
             **({"profile": item.profile} if item.profile else {}),
+            **({"condition": item.condition} if item.condition else {}),
             **({"match": "unresolved", "match_detail": item.not_run} if item.not_run else {})}
 
 

@@ -44,6 +44,9 @@ SYNTAX = Syntax(
 #: calls whose arguments are kept up to the sixth, not the third (``add_url_rule(rule, endpoint, view_func,
 #: methods=[...])``): route registrations by call, read by `frameworks.python_web`
 _WIDE_CALLS = frozenset({"add_url_rule", "add_api_route", "add_route", "Route", "APIRoute"})
+#: calls whose ``if`` around them is kept (``extra["guards"]``): a router mounted, or a route added, only when a
+#: setting has some value (``if settings.ENV == "local": app.include_router(dev.router)``)
+_GUARDED_CALLS = _WIDE_CALLS | {"include_router", "register_blueprint"}
 _COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
                        "elif_clause", "else_clause", "except_clause", "finally_clause", "match_statement",
                        "case_clause", "except_group_clause", "block"})
@@ -339,6 +342,10 @@ class _Extractor(Extractor):
                     # a route registered by call names its methods after the path, handler and endpoint name
                     found.args = self.arg_texts(node.child_by_field_name("arguments"), limit=6)
                 self.facts.calls.append(found)
+                if found.name in _GUARDED_CALLS:
+                    guard = _guard(node)
+                    if guard:
+                        self.facts.extra.setdefault("guards", {})[f"{found.line}:{found.name}"] = guard
             inner = node.child_by_field_name("function")
             if inner is not None and inner.type == "call" and self.callee(inner) is not None:
                 # ``app.post("/x")(handler)``: a decorator called by hand; what the call made is applied to
@@ -416,6 +423,23 @@ def _string_key(node: Node) -> str | None:
         return None
     inner = body.strip(body[0])
     return inner if inner and '"' not in inner and "'" not in inner else None
+
+
+def _guard(node: Node) -> str:
+    """The conditions of the ``if``/``elif``/``else`` arms a node sits in, inside its function (the outermost
+    first), as written: ``if A and not (B)``; "" when it runs unconditionally there."""
+    parts: list[str] = []
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("function_definition", "class_definition", "lambda"):
+        if parent.type in ("if_statement", "elif_clause") and child == parent.child_by_field_name("consequence"):
+            parts.append(squash(text(parent.child_by_field_name("condition"))))
+        if parent.type in ("elif_clause", "else_clause") and parent.parent is not None:
+            # an arm after others runs only when none of those before it did
+            before = [parent.parent] + [arm for arm in parent.parent.children
+                                        if arm.type == "elif_clause" and arm.start_byte < parent.start_byte]
+            parts += [f"not ({squash(text(arm.child_by_field_name('condition')))})" for arm in reversed(before)]
+        child, parent = parent, parent.parent
+    return f"if {' and '.join(reversed(parts))}" if parts else ""
 
 
 def extract(path: str, src: bytes) -> FileFacts:
