@@ -152,13 +152,17 @@ def test_a_call_of_a_routes_method_whose_result_is_not_called_declares_nothing(t
     assert _routes(tmp_path, main) == {}
 
 
-def _conditions(tmp_path: Path, files: dict[str, str]) -> dict[str, str | None]:
+def _conditions(tmp_path: Path, files: dict[str, str], texts: dict | None = None) -> dict[str, str | None]:
+    """label -> condition of every route; ``texts`` gets label -> what search reads of it."""
     root = tmp_path / "svc"
     for rel, text in {"pyproject.toml": '[project]\nname = "svc"\n', "svc/__init__.py": "", **files}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     nodes, _ = CodeGraph.build(root).snapshot()
-    return {n.props["label"]: n.props.get("condition") for n in nodes.values() if n.kind == "route"}
+    routes = [n for n in nodes.values() if n.kind == "route"]
+    if texts is not None:
+        texts.update({n.props["label"]: n.text for n in routes})
+    return {n.props["label"]: n.props.get("condition") for n in routes}
 
 
 GUARDED_MOUNTS = '''from fastapi import APIRouter, FastAPI
@@ -191,8 +195,11 @@ def handle():
 def test_a_router_mounted_under_an_if_keeps_its_routes_with_the_condition_as_written(tmp_path):
     files = {"svc/main.py": GUARDED_MOUNTS, "svc/config.py": "class S:\n    MODE = 'prod'\n\nsettings = S()\n",
              **{f"svc/{name}.py": ROUTER_FILE.replace("{name}", name) for name in ("dev", "extra", "open")}}
-    conditions = _conditions(tmp_path, files)
+    texts: dict[str, str] = {}
+    conditions = _conditions(tmp_path, files, texts)
     assert conditions["POST /open"] is None
+    assert 'settings.MODE == "local"' in texts["POST /dev/dev"]    # a search for the condition's words finds it
+    assert "settings.MODE" not in texts["POST /open"]
     assert conditions["POST /dev/dev"] == 'if settings.MODE == "local" (svc/main.py:11)'
     assert conditions["POST /extra"] == (
         'if not (settings.MODE == "local") and not (settings.MODE == "staging") (svc/main.py:15)')

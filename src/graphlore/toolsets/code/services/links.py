@@ -430,7 +430,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                 if item.forward_grpc is not None:   # a grpc-gateway route: the endpoint it dials
                     props.update(_channel(item, names, settler))
                 node = GraphNode(node_id, "route", props["label"],
-                                 node_text(props["label"], item.owner_fqn, item.written, ""), props)
+                                 node_text(props["label"], item.owner_fqn, item.written, item.condition or ""), props)
                 nodes.append(node)
                 edges.append(make_edge(item.owner, "EXPOSES", node_id))
                 if item.triggered_by and item.triggered_by != item.owner:
