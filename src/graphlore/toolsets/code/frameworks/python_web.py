@@ -7,7 +7,15 @@ where it is mounted: ``include_router(router, prefix=...)`` (nested routers too)
 ``register_blueprint(bp, url_prefix=...)`` (which replaces the blueprint's own ``url_prefix``), followed
 through imports. A router mounted nowhere in the project has an unknown prefix (``{?}``); one mounted twice
 gives two routes. An app or router made inside a function (an app factory, ``def create_app(): app =
-Flask(__name__)``) is that function's: the routes its nested functions declare on it are its routes.
+Flask(__name__)``) is that function's: the routes its nested functions declare on it are its routes; one held on
+an object (``self.app = FastAPI()``) is its class's, named ``self.app`` in its methods.
+
+**Routes registered by call.** ``X.post(path)(handler)`` (a route decorator applied by hand, ``route`` and
+``api_route`` too), ``X.add_api_route(path, handler, methods=[...])``, ``X.add_route(...)``, Flask's
+``X.add_url_rule(rule, endpoint, view_func, methods=[...])`` and Starlette ``Route(path, endpoint, methods=[...])``
+objects (under an unknown prefix in a service that has a ``Mount(...)``). The handler is the function or method
+the argument names (``f``, ``self.m``, ``module.f``, imported); anything else (a call's result, a name from outside
+the project) leaves the route with its handler unknown, saying so, declared where it is registered.
 
 **Clients.** ``requests``/``httpx`` module calls (``get``... ``request(method, url)``), also imported by name
 (``from requests import get``; ``from aiohttp import request``), and calls on a
@@ -29,7 +37,14 @@ from ..services.endpoints import Item, join_paths
 from .base import FileMemo, Framework, Project, Reader
 
 ROUTE_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
-APPS = {"FastAPI": "fastapi", "APIRouter": "fastapi", "Flask": "flask", "Blueprint": "flask"}
+APPS = {"FastAPI": "fastapi", "APIRouter": "fastapi", "Flask": "flask", "Blueprint": "flask",
+        "Starlette": "starlette"}
+WEB_PACKAGES = ("fastapi", "flask", "starlette")
+#: the methods that register a handler on an app or router by call: (path's position, handler's position, keyword)
+REGISTERS = {"add_api_route": (0, 1, "endpoint"), "add_route": (0, 1, "endpoint"),
+             "add_url_rule": (0, 2, "view_func")}
+#: route objects listed for an app or router (``routes=[Route("/x", fn, methods=[...])]``)
+ROUTE_OBJECTS = {"Route", "APIRoute"}
 CLIENT_MODULES = {"requests": "requests", "httpx": "httpx"}
 CLIENT_TYPES = {"httpx.Client": "httpx", "httpx.AsyncClient": "httpx", "requests.Session": "requests",
                 "requests.session": "requests", "aiohttp.ClientSession": "aiohttp"}
@@ -62,13 +77,13 @@ class Router:
     framework: str
     own_prefix: Folded
     is_app: bool
-    #: (parent router key, mount prefix, replaces own prefix) for each mount
-    mounts: list[tuple[tuple[str, str], Folded, bool]] = field(default_factory=list)
+    #: (parent router key, mount prefix, replaces own prefix, the ``if`` it is mounted under or "") for each mount
+    mounts: list[tuple[tuple[str, str], Folded, bool, str]] = field(default_factory=list)
 
 
 def _web_aliases(bound: Bound) -> set[str]:
     """The names fastapi and flask are known by in the file (none: the file makes no app or router)."""
-    return {alias for imp in bound.facts.imports if imp.target.startswith(("fastapi", "flask"))
+    return {alias for imp in bound.facts.imports if imp.target.startswith(WEB_PACKAGES)
             for _, alias in imp.names}
 
 
@@ -98,9 +113,14 @@ class PythonProject:
         self.modules: dict[str, FileFacts] = {b.ctx.module_name: b.facts for b in bounds}
         self.namespaced = namespace_names({b.path: b.ctx.module_name for b in bounds})
         self.routers: dict[tuple[str, str], Router] = {}
+        self.bounds_by_module: dict[str, Bound] = {b.ctx.module_name: b for b in bounds}
+        #: services with a ``Mount(...)``: a route object's list may sit under a prefix there
+        self.mounting: set[str] = set()
         for bound in bounds:
             if memo.get("python_web.web_aliases", bound, _web_aliases):
                 self._routers_of(bound)
+                if any(call.name == "Mount" for call in bound.facts.calls):
+                    self.mounting.add(bound.ctx.microservice)
         for bound in bounds:
             for call in memo.get("python_web.mount_calls", bound, _mount_calls):
                 self._mount(bound, call)
@@ -119,12 +139,17 @@ class PythonProject:
         made = [("", var, type_) for var, type_ in facts.extra.get("globals", {}).items() if may_be_app(type_)]
         made += [(owner, var, type_) for owner, table in facts.locals.items() for var, seen in table.items()
                  for _, type_ in seen if may_be_app(type_)]
+        # an app held on an object (``self.app = FastAPI()``): the class's, named ``self.app`` in its methods
+        made += [(sym.parent, f"self.{sym.name}", sym.type) for sym in facts.symbols
+                 if sym.kind == "field" and sym.parent and may_be_app(sym.type)]
+        classes = {sym.key for sym in facts.symbols if sym.kind == "class"}
         for owner, var, type_ in made:
             callee = self.imported(facts, module, _callee(type_))
             name = callee.rsplit(".", 1)[-1]
-            if name not in APPS or not (callee.startswith(("fastapi", "flask")) or callee == name):
+            if name not in APPS or not (callee.startswith(WEB_PACKAGES) or callee == name):
                 continue
-            calls = [c for c in facts.calls if c.owner == owner and c.name == name]
+            calls = [c for c in facts.calls if c.name == name and (
+                c.owner == owner or owner in classes and c.owner.startswith(f"{owner}."))]
             var = f"{owner}:{var}" if owner else var
             own = literal("")
             if name in ("APIRouter", "Blueprint"):
@@ -177,20 +202,24 @@ class PythonProject:
         key = "prefix" if call.name == "include_router" else "url_prefix"
         expr = kwarg(call.args, key)
         prefix = self.folder(module).fold(expr) if expr else literal("")
-        self.routers[child].mounts.append((parent, prefix, call.name == "register_blueprint" and expr is not None))
+        guard = facts.extra.get("guards", {}).get(f"{call.line}:{call.name}", "")
+        self.routers[child].mounts.append((parent, prefix, call.name == "register_blueprint" and expr is not None,
+                                           f"{guard} ({facts.path}:{call.line})" if guard else ""))
 
-    def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[Folded]:
-        """Every full prefix of a router (one per way it is mounted up to an app)."""
+    def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[tuple[Folded, str]]:
+        """Every full prefix of a router (one per way it is mounted up to an app), with the conditions it is
+        mounted under on the way ("" when always)."""
         router = self.routers[key]
         if router.is_app:
-            return [router.own_prefix]
+            return [(router.own_prefix, "")]
         if not router.mounts or depth > 8:
-            return [unknown(f"the router {router.module}.{router.var} is not mounted anywhere in the project")
-                    + router.own_prefix]
+            return [(unknown(f"the router {router.module}.{router.var} is not mounted anywhere in the project")
+                     + router.own_prefix, "")]
         out = []
-        for parent, prefix, replaces in router.mounts:
-            for above in self.prefixes(parent, depth + 1):
-                out.append(join_paths([above, prefix] if replaces else [above, prefix, router.own_prefix]))
+        for parent, prefix, replaces, guard in router.mounts:
+            for above, above_guard in self.prefixes(parent, depth + 1):
+                out.append((join_paths([above, prefix] if replaces else [above, prefix, router.own_prefix]),
+                            "; ".join(g for g in (above_guard, guard) if g)))
         return out
 
 
@@ -198,9 +227,11 @@ def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
     facts, module = bound.facts, bound.ctx.module_name
     routes = project.memo.get("python_web.route_annotations", bound, _route_annotations)
     candidates = project.memo.get("python_web.client_names", bound, lambda b: _client_names(b.facts))
-    if not routes and not candidates:
+    registering = project.memo.get("python_web.registering_calls", bound, _registering_calls)
+    if not routes and not candidates and not registering:
         return
     folder = project.folder(module)
+    yield from _registered(project, bound, folder, registering)
     for index in routes:
         sym = facts.symbols[index]
         for annotation in sym.annotations:
@@ -216,13 +247,138 @@ def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
             path = folder.fold(written)
             methods = [verb.upper()] if verb in ROUTE_VERBS else [
                 m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
-            for prefix in project.prefixes(key):
+            for prefix, guard in project.prefixes(key):
                 for method in methods:
                     yield Item(kind="route", owner=bound.ids[index], owner_fqn=bound.fqns[index],
                                microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path,
                                line=sym.line_start, flavor=router.framework, http_method=method,
-                               path=join_paths([prefix, path]), written=written)
+                               path=join_paths([prefix, path]), written=written, condition=guard or None)
     yield from _clients(project, bound, folder, candidates)
+
+
+def _registering_calls(bound: Bound) -> list[CallFact]:
+    """The file's calls that may register a route by call: ``x.add_api_route(...)``, ``x.add_url_rule(...)``,
+    ``x.add_route(...)``, ``x.post(path)`` whose result is called (``app.post("/x")(handler)``) and
+    ``Route(...)`` objects (none: the file imports no web framework)."""
+    if not _web_aliases(bound):
+        return []
+    applied = {(owner, line, name) for owner, line, name, _ in bound.facts.extra.get("applied", [])}
+    return [call for call in bound.facts.calls
+            if call.receiver is not None and (call.name in REGISTERS or (call.owner, call.line, call.name) in applied
+                                              and call.name in ROUTE_VERBS | {"route", "api_route"})
+            or call.receiver is None and call.name in ROUTE_OBJECTS]
+
+
+def _receiver_text(receiver) -> str | None:
+    """A receiver of names and attributes as written (``app``, ``self.app``, ``server.api``); None otherwise."""
+    if receiver and receiver[0] == "name":
+        return receiver[1]
+    if receiver and receiver[0] == "field":
+        inner = _receiver_text(receiver[1])
+        return f"{inner}.{receiver[2]}" if inner else None
+    return None
+
+
+def _registered(project: PythonProject, bound: Bound, folder: PythonFolder,
+                calls: list[CallFact]) -> Iterator[Item]:
+    """The routes registered by call (see `_registering_calls`), each served by the function or method its
+    handler argument names; a handler that names none of the project's is left unknown, saying so."""
+    facts, module = bound.facts, bound.ctx.module_name
+    applied = {(owner, line, name): tuple(args) for owner, line, name, args in facts.extra.get("applied", [])}
+    for call in calls:
+        args = call.args
+        if call.receiver is None:
+            if not project.imported(facts, module, call.name).startswith(WEB_PACKAGES):
+                continue
+            flavor = "starlette"
+            prefixes = [(unknown("the service mounts route lists under Mount(...): which prefix is this one's is "
+                                 "not read"), "")] if bound.ctx.microservice in project.mounting else [(literal(""), "")]
+            written = _nth(args, 0, "path")
+            handler = _nth(args, 1, "endpoint")
+            methods = [m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+        else:
+            var = _receiver_text(call.receiver)
+            key = project.resolve_var(facts, module, var, call.owner) if var else None
+            if key is None:
+                continue
+            router = project.routers[key]
+            flavor, prefixes = router.framework, project.prefixes(key)
+            if call.name in REGISTERS:
+                path_at, handler_at, keyword = REGISTERS[call.name]
+                written = _nth(args, path_at, "rule" if call.name == "add_url_rule" else "path")
+                handler = _nth(args, handler_at, keyword)
+                methods = [m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+            else:
+                handler = _nth(applied.get((call.owner, call.line, call.name), ()), 0, "")
+                written = _nth(args, 0, "path")
+                methods = [call.name.upper()] if call.name in ROUTE_VERBS else [
+                    m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+        if written is None:
+            continue
+        served = _handler(project, bound, call.owner, handler) if handler else None
+        problems = [] if served is not None else [
+            f"the handler {handler or '(none given)'} is not a function or method of the project: which one "
+            f"serves the route is not known"]
+        where = served or (bound, bound.by_key.get(call.owner, -1))
+        site, index = where
+        path = folder.fold(written)
+        own = facts.extra.get("guards", {}).get(f"{call.line}:{call.name}", "")
+        own = f"{own} ({facts.path}:{call.line})" if own else ""
+        for prefix, guard in prefixes:
+            condition = "; ".join(g for g in (guard, own) if g) or None
+            for method in methods:
+                yield Item(kind="route", owner=site.ids[index] if index >= 0 else site.file_id,
+                           owner_fqn=site.fqns[index] if index >= 0 else site.file_fqn,
+                           microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path,
+                           line=call.line, flavor=flavor, http_method=method, path=join_paths([prefix, path]),
+                           written=written, problems=list(problems), condition=condition)
+
+
+def _nth(args: tuple[str, ...], position: int, keyword: str) -> str | None:
+    """An argument given by keyword, else the ``position``-th positional one; None when not given."""
+    given = kwarg(args, keyword) if keyword else None
+    if given is not None:
+        return given
+    plain = positional(args)
+    return plain[position] if position < len(plain) else None
+
+
+def _handler(project: PythonProject, bound: Bound, scope: str, expr: str) -> tuple[Bound, int] | None:
+    """The function or method a handler expression names where it is written (in symbol ``scope``):
+    ``self.m`` / ``cls.m`` a method of the class around it, ``f`` a function in a scope around it or of the
+    module, or one imported (``views.f``, ``from views import f``); None for anything else."""
+    expr = expr.strip()
+    facts, module = bound.facts, bound.ctx.module_name
+    syms = {sym.key: sym for sym in facts.symbols}
+
+    def callable_(site: Bound, key: str) -> tuple[Bound, int] | None:
+        index = site.by_key.get(key)
+        if index is None or site.facts.symbols[index].kind not in ("function", "method"):
+            return None
+        return site, index
+
+    method = re.fullmatch(r"(?:self|cls)\.([A-Za-z_]\w*)", expr)
+    if method:
+        cls = syms.get(scope)
+        while cls is not None and cls.kind != "class":
+            cls = syms.get(cls.parent or "")
+        return callable_(bound, f"{cls.key}.{method.group(1)}") if cls is not None else None
+    if not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", expr):
+        return None
+    while scope:
+        found = callable_(bound, f"{scope}.{expr}")
+        if found is not None:
+            return found
+        scope = syms[scope].parent or "" if scope in syms else ""
+    if expr in bound.by_key:
+        return callable_(bound, expr)
+    full = project.imported(facts, module, expr)
+    for cut in range(full.count("."), 0, -1):    # module.function, or module.Class.method
+        parts = full.split(".")
+        owner, key = ".".join(parts[:cut]), ".".join(parts[cut:])
+        if owner in project.bounds_by_module:
+            return callable_(project.bounds_by_module[owner], key)
+    return None
 
 
 def _client_names(facts: FileFacts) -> set[str]:

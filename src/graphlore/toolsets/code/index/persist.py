@@ -230,7 +230,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: every type's methods, the reached blocks only).
 #: 73: a Java file whose header holds JPA's ``@GeneratedValue`` is no longer marked generated (only the ``@Generated``
 #: annotation marks one), so its symbols lose ``generated`` (format 72 marked a JPA entity's every symbol).
-FORMAT = 73
+#: 74: Python facts keep a call's result called at once (``app.post("/x")(handler)``, ``extra["applied"]``) and up to six
+#: arguments of a route registered by call (``add_url_rule``...): format 73 had neither, so no route registered by call.
+#: The same format keeps the ``if`` around a router's mount or a route's registration (``extra["guards"]``): a route's
+#: ``condition``.
+FORMAT = 74
 
 
 def _context(values: list) -> FileContext:

@@ -84,6 +84,10 @@ class Item:
     #: configuration routes: the Spring profile whose settings alone declare it (``application-dev.yml``'s); None:
     #: the base settings' (every profile's)
     profile: str | None = None
+    #: routes: the ``if`` the code registers or mounts it under, as written with ``file:line``
+    #: (``if settings.ENV == "local" (app/api/main.py:13)``); None: registered unconditionally. Listed and linked
+    #: as any route: whether the condition holds is the deployment's
+    condition: str | None = None
     #: why the deployment does not run it: its profile is not among those the deployment names (`profiles`); such a
     #: route is listed with its profile and never linked, to or from
     not_run: str | None = None

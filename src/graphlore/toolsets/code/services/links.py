@@ -110,6 +110,7 @@ def _base(item: Item, label: str, prefix: str) -> dict:
             "resolved": item.resolved, "unresolved_reason": "; ".join(why) if why and not item.resolved else None,
             "source_layer": item.source_layer,
             **({"profile": item.profile} if item.profile else {}),
+            **({"condition": item.condition} if item.condition else {}),
             **({"match": "unresolved", "match_detail": item.not_run} if item.not_run else {})}
 
 
@@ -429,7 +430,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                 if item.forward_grpc is not None:   # a grpc-gateway route: the endpoint it dials
                     props.update(_channel(item, names, settler))
                 node = GraphNode(node_id, "route", props["label"],
-                                 node_text(props["label"], item.owner_fqn, item.written, ""), props)
+                                 node_text(props["label"], item.owner_fqn, item.written, item.condition or ""), props)
                 nodes.append(node)
                 edges.append(make_edge(item.owner, "EXPOSES", node_id))
                 if item.triggered_by and item.triggered_by != item.owner:

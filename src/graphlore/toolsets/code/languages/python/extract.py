@@ -10,7 +10,9 @@ wins). Module-level names (assignments, ``__all__``) are kept for import resolut
 Types as written: annotations, or ``~Callee()`` for a value built by a call (``x = Foo(...)``), which
 resolution reads as "an instance of Foo" when Foo is a class or "what Foo returns" when Foo is a
 function with a return annotation. Decorators are the symbol's ``annotations`` (dotted name without
-arguments). Parameters of methods leave out ``self`` / ``cls``.
+arguments). Parameters of methods leave out ``self`` / ``cls``. A call's result called at once
+(``app.post("/x")(handler)``, a decorator applied by hand) is kept in ``extra["applied"]`` as (owner, line and
+name of the first call, the second call's arguments as written).
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ SYNTAX = Syntax(
     assignments="(assignment left: [(identifier) (attribute)] @target right: (_) @value)",
 )
 
+#: calls whose arguments are kept up to the sixth, not the third (``add_url_rule(rule, endpoint, view_func,
+#: methods=[...])``): route registrations by call, read by `frameworks.python_web`
+_WIDE_CALLS = frozenset({"add_url_rule", "add_api_route", "add_route", "Route", "APIRoute"})
+#: calls whose ``if`` around them is kept (``extra["guards"]``): a router mounted, or a route added, only when a
+#: setting has some value (``if settings.ENV == "local": app.include_router(dev.router)``)
+_GUARDED_CALLS = _WIDE_CALLS | {"include_router", "register_blueprint"}
 _COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
                        "elif_clause", "else_clause", "except_clause", "finally_clause", "match_statement",
                        "case_clause", "except_group_clause", "block"})
@@ -330,7 +338,20 @@ class _Extractor(Extractor):
         for node, _tag, owner in self.owned(root, "(call) @call"):
             found = self.call_fact(node, owner or "")
             if found is not None:
+                if found.name in _WIDE_CALLS and found.argc > len(found.args):
+                    # a route registered by call names its methods after the path, handler and endpoint name
+                    found.args = self.arg_texts(node.child_by_field_name("arguments"), limit=6)
                 self.facts.calls.append(found)
+                if found.name in _GUARDED_CALLS:
+                    guard = _guard(node)
+                    if guard:
+                        self.facts.extra.setdefault("guards", {})[f"{found.line}:{found.name}"] = guard
+            inner = node.child_by_field_name("function")
+            if inner is not None and inner.type == "call" and self.callee(inner) is not None:
+                # ``app.post("/x")(handler)``: a decorator called by hand; what the call made is applied to
+                self.facts.extra.setdefault("applied", []).append(
+                    [owner or "", inner.start_point[0] + 1, self.callee(inner)[1],
+                     list(self.arg_texts(node.child_by_field_name("arguments")))])
         self.locals(root)
         self.record_values(self.assignment_pairs(root) + self.keyed_pairs(root) + returned_values(root))
         return self.finish(root)
@@ -402,6 +423,23 @@ def _string_key(node: Node) -> str | None:
         return None
     inner = body.strip(body[0])
     return inner if inner and '"' not in inner and "'" not in inner else None
+
+
+def _guard(node: Node) -> str:
+    """The conditions of the ``if``/``elif``/``else`` arms a node sits in, inside its function (the outermost
+    first), as written: ``if A and not (B)``; "" when it runs unconditionally there."""
+    parts: list[str] = []
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("function_definition", "class_definition", "lambda"):
+        if parent.type in ("if_statement", "elif_clause") and child == parent.child_by_field_name("consequence"):
+            parts.append(squash(text(parent.child_by_field_name("condition"))))
+        if parent.type in ("elif_clause", "else_clause") and parent.parent is not None:
+            # an arm after others runs only when none of those before it did
+            before = [parent.parent] + [arm for arm in parent.parent.children
+                                        if arm.type == "elif_clause" and arm.start_byte < parent.start_byte]
+            parts += [f"not ({squash(text(arm.child_by_field_name('condition')))})" for arm in reversed(before)]
+        child, parent = parent, parent.parent
+    return f"if {' and '.join(reversed(parts))}" if parts else ""
 
 
 def extract(path: str, src: bytes) -> FileFacts:
