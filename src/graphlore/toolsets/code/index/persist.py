@@ -211,7 +211,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a settings file a service's code reads shows a credential key's value redacted (format 65 showed it).
 #: 67: a configuration route carries the Spring profile whose file alone declares it (``profile``), and one of a
 #: profile the deployment's evidence does not run is stored unresolved and unlinked (format 66 linked every profile's).
-FORMAT = 67
+#: 68: a TS/JS or Python conditional that gives the value it tests or a fallback (``X ? X : "d"``, ``x if x else
+#: "d"``) is stored whole as one value with a default, not two; a Python ``x or "d"`` is stored (format 67 kept neither).
+FORMAT = 68
 
 
 def _context(values: list) -> FileContext:
