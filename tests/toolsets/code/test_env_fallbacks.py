@@ -91,6 +91,16 @@ def test_a_default_in_parentheses_inside_a_concatenation_folds():
         assert _settled(value, {"SHOP_HOST": "shop"}) == ["http://shop:8080"]
 
 
+def test_a_default_inside_a_template_literal_folds():
+    for expr in ('`http://${process.env.SHOP_HOST || "localhost"}:8080`',
+                 '`http://${process.env.SHOP_HOST ? process.env.SHOP_HOST : "localhost"}:8080`'):
+        value, _ = _script(expr)
+        assert _settled(value, {}) == ["http://localhost:8080"], expr
+        assert _settled(value, {"SHOP_HOST": "shop"}) == ["http://shop:8080"], expr
+    value, _ = _script("`http://${flag ? 'a' : 'b'}:8080`")
+    assert value.text == "http://{?}:8080"
+
+
 def test_a_local_that_holds_the_environment_value_takes_the_fallback_too():
     script = ("export function call() {\n  const url = process.env.SHOP_URL;\n  const a = url ? url : '/shop/';\n"
               "  const b = url || '/shop/';\n  return fetch(a + b);\n}\n")

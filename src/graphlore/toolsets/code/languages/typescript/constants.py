@@ -166,8 +166,12 @@ class ScriptFolder(FileFolder):
         for piece in re.split(r"(\$\{[^{}]*\})", body):
             if piece.startswith("${") and piece.endswith("}"):
                 expr = piece[2:-1].strip()
-                out = out + (self.name(expr) if re.fullmatch(r"[A-Za-z_$][\w$.]*", expr)
-                             else unknown(f"the template part ${{{expr}}}"))
+                if re.fullmatch(r"[A-Za-z_$][\w$.]*", expr):
+                    out = out + self.name(expr)
+                elif conditional(expr) is not None or "||" in expr or "??" in expr:   # ${process.env.H || "h"}
+                    out = out + self.fold(expr)
+                else:
+                    out = out + unknown(f"the template part ${{{expr}}}")
             else:
                 out = out + literal(unescape(piece))
         return out
