@@ -23,10 +23,12 @@ The map (packages by concern; a package imports only the packages above it)::
       python/extract.py           one Python file -> facts
       python/resolve.py           imports, re-exports, self, Depends
       python/constants.py         Python constants for folding (module strings, f-strings), absolute imports
+      python/fallbacks.py         a value with a fallback written as a conditional (x if x else "d")
       typescript/__init__.py      TypeScript and JavaScript as a Language
       typescript/extract.py       one TS/JS file -> facts (exports, CommonJS)
       typescript/resolve.py       module specifiers, exports, this, constructor injection
       typescript/constants.py     TS/JS constants for folding (const strings, template literals)
+      typescript/fallbacks.py     a value with a fallback written as a conditional (X ? X : "d")
       typescript/sources.py       where TS/JS values are written: module specifiers, barrel re-exports, object literals
       typescript/nest_config.py   NestJS ConfigService.get(...): the configuration factories ConfigModule loads
       typescript/aliases.py       tsconfig paths/baseUrl and bundler aliases: which project file a bare import names

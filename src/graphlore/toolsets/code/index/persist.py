@@ -234,7 +234,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: arguments of a route registered by call (``add_url_rule``...): format 73 had neither, so no route registered by call.
 #: The same format keeps the ``if`` around a router's mount or a route's registration (``extra["guards"]``): a route's
 #: ``condition``.
-FORMAT = 74
+#: 75: a TS/JS or Python conditional that gives the value it tests or a fallback (``X ? X : "d"``, ``x if x else
+#: "d"``) is stored whole as one value with a default, not two; a Python ``x or "d"`` is stored (format 74 kept neither).
+FORMAT = 75
 
 
 def _context(values: list) -> FileContext:

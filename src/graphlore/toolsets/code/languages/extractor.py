@@ -58,6 +58,8 @@ class Syntax:
     header_bytes: int = 300
     #: conditional expression node types -> where their two values are (field names, or named-child positions)
     conditionals: Mapping[str, tuple[str | int, str | int]] = field(default_factory=dict)
+    #: whether a conditional's text is a value with a fallback (``a ? a : "d"``): kept whole, not two values
+    fallback: Callable[[str], object] | None = None
     #: a query capturing each assignment's or initialiser's ``@target`` and ``@value`` (see `record_values`)
     assignments: str = ""
 
@@ -65,7 +67,7 @@ class Syntax:
 #: value node types never folded into a string (functions, literals of collections, awaited calls)
 _OPAQUE = re.compile(r"lambda|function|arrow|object|array|dictionary|^list|^set|^tuple|class|await|anonymous|"
                      r"closure|func_literal|composite|generator|comprehension|jsx|number|integer|float|true|false|"
-                     r"null|nil|none|boolean")
+                     r"null|nil|none|boolean(?!_operator)")
 #: values longer than this are not kept (a URL or a topic is short)
 MAX_VALUE = 300
 
@@ -194,6 +196,8 @@ class Extractor:
         """The values an expression may have: the two sides of a conditional (nested ones flattened), else itself;
         none for values that never fold into a string."""
         where = self.syntax.conditionals.get(value.type)
+        if where is not None and self.syntax.fallback is not None and self.syntax.fallback(squash(text(value))):
+            return [value]   # ``a ? a : "d"`` is ``a || "d"``: one value with a default (the folder reads it)
         if where is not None and depth < 4:
             out = []
             for place in where:

@@ -232,6 +232,37 @@ def split_top(text: str, sep: str = ",") -> list[str]:
     return [part for part in out if part]
 
 
+def unwrap(text: str) -> str:
+    """``text`` without the parentheses that enclose all of it (``((a || b))`` -> ``a || b``)."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")") and _encloses(text):
+        text = text[1:-1].strip()
+    return text
+
+
+def _encloses(text: str) -> bool:
+    """Whether the parenthesis that opens ``text`` is the one that closes it (quotes skipped)."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i < len(text) - 1:
+                return False
+        i += 1
+    return True
+
+
 def array_items(text: str) -> list[str]:
     """An annotation attribute as a list of expressions: ``{"/a", B}`` -> two; ``"/a"`` -> one."""
     text = text.strip()
@@ -270,6 +301,27 @@ def unescape(body: str) -> str:
     return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, body)
 
 
+def untokenize(toks: list[tuple[str, str]]) -> str:
+    """Tokens written back as an expression: a space between two words, none around punctuation (``||``,
+    ``["X"]``), so that it reads as it was written."""
+    out = ""
+    for index, (kind, text) in enumerate(toks):
+        if index and kind != "other" and toks[index - 1][0] != "other":
+            out += " "
+        out += text
+    return out
+
+
+def _closing(toks: list[tuple[str, str]]) -> int | None:
+    """The index of the ``)`` that closes the ``(`` at ``toks[0]``, or None."""
+    depth = 0
+    for index, tok in enumerate(toks):
+        depth += (tok == ("op", "(")) - (tok == ("op", ")"))
+        if depth == 0:
+            return index
+    return None
+
+
 def tokens(text: str) -> list[tuple[str, str]]:
     out = []
     for match in _TOKEN.finditer(text):
@@ -299,6 +351,10 @@ class Folder:
     #: the language's operators that give a default where the left side is absent (C# ``??``, Kotlin ``?:``):
     #: ``Environment.GetEnvironmentVariable("X") ?? "d"`` is the variable X with the default "d" (`with_default`)
     default_operators: tuple[str, ...] = ()
+    #: the language's conditional (``c ? a : b``): (condition, when true, when false) of a text, or None
+    conditional_of = None
+    #: of a conditional that gives the value it tests when that is set (``a ? a : "d"``): (that value, the fallback)
+    fallback_of = None
 
     def __init__(self) -> None:
         self.depth = 0
@@ -437,6 +493,15 @@ class Folder:
             return unknown("empty expression")
         if self.depth > _MAX_DEPTH:
             return unknown("constants refer to each other too deeply")
+        if self.conditional_of is not None and self.conditional_of(text) is not None:
+            found = self.fallback_of(text) if self.fallback_of is not None else None
+            if found is None:
+                return unknown(f"one of two values on a condition not known here: {text[:80]}")
+            self.depth += 1
+            try:
+                return self.with_fallback(self.fold(found[0]), self.fold(found[1]))
+            finally:
+                self.depth -= 1
         for operator in self.default_operators:
             parts = split_top(text, operator) if operator in text else ()
             if len(parts) > 1:
@@ -485,7 +550,11 @@ class Folder:
             value, rest = self._sum(toks[1:])
             if rest and rest[0] == ("op", ")"):
                 return value, rest[1:]
-            return unknown("unbalanced parentheses"), []
+            close = _closing(toks)
+            if close is None:
+                return unknown("unbalanced parentheses"), []
+            # an expression in parentheses that is no sum: a default or a conditional (``(X || "d")``)
+            return self.fold(untokenize(toks[1:close])), toks[close + 1:]
         if kind == "name":
             if len(toks) > 1 and toks[1] == ("op", "("):
                 args, rest = self._args(toks[2:])
@@ -582,6 +651,18 @@ class Folder:
         if value.known and value.text:
             return value
         return unknown(f"a value with a default ({operator}) that is not known")
+
+    def with_fallback(self, value: Folded, default: Folded) -> Folded:
+        """A conditional that gives ``value`` where it is set, else ``default`` (``a ? a : "d"``): an environment
+        variable alone takes the default where it is a plain known value (shown as what it reaches where nothing
+        sets the variable); a known value stays itself; else one of the two (a choice, as a conditional is)."""
+        marker = re.fullmatch(f"{ENV_OPEN}([^{ENV_CLOSE}{ENV_DEFAULT}]*){ENV_CLOSE}", value.text)
+        if marker is not None:
+            plain_default = default.known and not any(m in default.text for m in (ENV_OPEN, CHOICE_OPEN))
+            return env(marker.group(1), default.text if plain_default else None)
+        if value.known and value.text:
+            return value
+        return choice([value, default])
 
     def env_call(self, name: str, args: list[list[tuple[str, str]]], readers: frozenset[str]) -> Folded | None:
         """``os.getenv("X", "default")``-style reads (``readers``): the environment variable, with a literal

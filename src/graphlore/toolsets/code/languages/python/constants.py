@@ -22,6 +22,7 @@ from ..folding import (
     unescape,
     unknown,
 )
+from .fallbacks import conditional, fallback
 
 #: calls that read an environment variable (``os.getenv("X", default)``)
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "getenv", "environ.get"})
@@ -84,6 +85,9 @@ class PythonFolder(FileFolder):
 
     implicit_concat = True
     env_tables = frozenset({"os.environ", "environ"})
+    default_operators = (" or ",)   # ``os.environ.get("X") or "d"``
+    conditional_of = staticmethod(conditional)
+    fallback_of = staticmethod(fallback)
 
     def name(self, name: str) -> Folded:
         found = self.scoped(name, "self")

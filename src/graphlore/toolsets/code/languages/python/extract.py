@@ -26,6 +26,7 @@ from tree_sitter import Node, QueryCursor
 from ...model import AnnotationFact, FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
 from ..parsing import Grammar, query, squash, text
+from .fallbacks import fallback
 
 GRAMMAR = Grammar("python", tree_sitter_python.language)
 SYNTAX = Syntax(
@@ -38,6 +39,7 @@ SYNTAX = Syntax(
     not_calls=frozenset({"super"}),
     receiver_calls=frozenset({"super"}),
     conditionals={"conditional_expression": (0, 2)},
+    fallback=fallback,
     assignments="(assignment left: [(identifier) (attribute)] @target right: (_) @value)",
 )
 

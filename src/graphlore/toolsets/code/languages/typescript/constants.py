@@ -23,6 +23,7 @@ from ..folding import (
     unescape,
     unknown,
 )
+from .fallbacks import conditional, fallback
 from .nest_config import config_receiver, nest_config
 from .sources import declaring_file, object_properties, resolve_script
 
@@ -42,11 +43,14 @@ class ScriptFolder(FileFolder):
     """Folds a TS/JS expression in a file (its ``const`` strings and the ones it imports); files by path."""
 
     env_tables = frozenset({"process.env", "import.meta.env", "__ENV"})
+    default_operators = ("||", "??")
+    conditional_of = staticmethod(conditional)
+    fallback_of = staticmethod(fallback)
 
     def fold(self, text: str) -> Folded:
         if _GLOBAL.match(text.strip()):
             return self.global_value(text.strip().replace("?.", "."))
-        found = _ENV_OR.match(text.strip())
+        found = _ENV_OR.match(text.strip()) if conditional(text) is None else None
         if found:
             fallback = super().fold(found.group(3))
             plain = fallback.known and not any(m in fallback.text for m in (ENV_OPEN, CHOICE_OPEN))
@@ -162,8 +166,12 @@ class ScriptFolder(FileFolder):
         for piece in re.split(r"(\$\{[^{}]*\})", body):
             if piece.startswith("${") and piece.endswith("}"):
                 expr = piece[2:-1].strip()
-                out = out + (self.name(expr) if re.fullmatch(r"[A-Za-z_$][\w$.]*", expr)
-                             else unknown(f"the template part ${{{expr}}}"))
+                if re.fullmatch(r"[A-Za-z_$][\w$.]*", expr):
+                    out = out + self.name(expr)
+                elif conditional(expr) is not None or "||" in expr or "??" in expr:   # ${process.env.H || "h"}
+                    out = out + self.fold(expr)
+                else:
+                    out = out + unknown(f"the template part ${{{expr}}}")
             else:
                 out = out + literal(unescape(piece))
         return out

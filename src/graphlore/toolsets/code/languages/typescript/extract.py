@@ -31,6 +31,7 @@ from tree_sitter import Node, QueryCursor
 from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
 from ..parsing import Grammar, doc_comment, query, squash, text
+from .fallbacks import fallback
 
 _CLASSES = ("class_declaration", "abstract_class_declaration", "class")
 _FUNCTIONS = ("function_declaration", "generator_function_declaration", "function_expression",
@@ -884,6 +885,7 @@ TYPESCRIPT = Syntax(
     type_text=dotted,
     not_calls=frozenset({"require"}),
     conditionals={"ternary_expression": ("consequence", "alternative")},
+    fallback=fallback,
     assignments="""
 (variable_declarator name: (identifier) @target value: (_) @value)
 (assignment_expression left: [(identifier) (member_expression)] @target right: (_) @value)
