@@ -1,5 +1,5 @@
-"""Shared fixtures: the real embedder (loaded once per test process, each text embedded once), the shared data folder, and the
-store backend of the run (``GRAPHLORE_TEST_BACKEND``: sqlite, the default, or postgres; see
+"""Shared fixtures: the real embedder (loaded once per test process, each text embedded once), the shared data
+folder, and the store backend of the run (``GRAPHLORE_TEST_BACKEND``: sqlite, the default, or postgres; see
 :mod:`helpers.backend`), and the Hypothesis profile every property test runs under."""
 
 from __future__ import annotations
