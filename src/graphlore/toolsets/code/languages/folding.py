@@ -30,6 +30,7 @@ segment of that kind is a path parameter (``/orders/{id}``), anywhere else it is
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..model import FileFacts, SymbolFact
@@ -203,9 +204,10 @@ def known_text(text: str) -> bool:
     return not has_unknown(text) and ENV_OPEN not in text
 
 
-def split_top(text: str, sep: str = ",") -> list[str]:
-    """``text`` split at ``sep`` (one character or more) outside brackets and quotes."""
-    out, depth, quote, start, i = [], 0, "", 0, 0
+def outside_quotes(text: str) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``text`` outside string quotes (``"``, ``'``, a backquote; a backslash escapes the next
+    character) with its index and the bracket depth it stands at (a bracket at the depth outside it)."""
+    depth, quote, i = 0, "", 0
     while i < len(text):
         ch = text[i]
         if quote:
@@ -216,16 +218,22 @@ def split_top(text: str, sep: str = ",") -> list[str]:
                 quote = ""
         elif ch in "\"'`":
             quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
+        else:
+            if ch in ")]}":
+                depth -= 1
+            yield i, ch, depth
+            if ch in "([{":
+                depth += 1
+        i += 1
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at ``sep`` (one character or more) outside brackets and quotes."""
+    out, start = [], 0
+    for i, _ch, depth in outside_quotes(text):
+        if depth == 0 and i >= start and text.startswith(sep, i):
             out.append(text[start:i].strip())
             start = i + len(sep)
-            i = start
-            continue
-        i += 1
     tail = text[start:].strip()
     if tail or out:
         out.append(tail)
@@ -242,24 +250,14 @@ def unwrap(text: str) -> str:
 
 def _encloses(text: str) -> bool:
     """Whether the parenthesis that opens ``text`` is the one that closes it (quotes skipped)."""
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'`":
-            quote = ch
-        elif ch == "(":
+    depth = 0
+    for i, ch, _ in outside_quotes(text):
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
             if depth == 0 and i < len(text) - 1:
                 return False
-        i += 1
     return True
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..folding import unwrap
+from ..folding import outside_quotes, unwrap
 
 _ENV_KEY = re.compile(r"""(process\.env|import\.meta\.env|__ENV)\[(["'`])([A-Za-z_]\w*)\2\]""")
 _SET = re.compile(r"""^(?:(.+?)(?:!==undefined|!=(?:undefined|null))|(?:undefined!==|(?:undefined|null)!=)(.+)|"""
@@ -20,35 +20,23 @@ _UNSET = re.compile(r"""^(?:(.+?)(?:===undefined|==(?:undefined|null))|(?:undefi
 def conditional(text: str) -> tuple[str, str, str] | None:
     """``c ? a : b`` at the top level of ``text`` (not inside brackets or quotes; ``??`` and ``?.`` are no
     conditional): (condition, value when true, value when false), or None."""
-    depth, quote, question, nested, i = 0, "", -1, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and ch == "?":
+    question, nested, skip = -1, 0, -1
+    for i, ch, depth in outside_quotes(text):
+        if depth or i <= skip:
+            continue
+        if ch == "?":
             after = text[i + 1:i + 2]
             if after == "?" or after == "." and not text[i + 2:i + 3].isdigit():
-                i += 2
+                skip = i + 1
                 continue
             if question < 0:
                 question = i
             else:
                 nested += 1
-        elif depth == 0 and ch == ":" and question >= 0:
+        elif ch == ":" and question >= 0:
             if nested == 0:
                 return text[:question].strip(), text[question + 1:i].strip(), text[i + 1:].strip()
             nested -= 1
-        i += 1
     return None
 
 
