@@ -171,3 +171,79 @@ def test_an_edit_of_a_go_file_moves_no_layout_where_one_package_is_built(tmp_pat
     path.write_text("package main\n\nfunc helper() int { return 2 }\n", encoding="utf-8")
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
     assert graph.update().layout_changed is False
+
+
+def test_a_go_build_inside_a_watcher_s_quoted_option_names_only_its_own_files():
+    """A file reloader runs ``go build`` from a quoted option: its words end with the quote, and a file path needs
+    no ``./`` (``go build`` reads ``a/cmd/main.go`` as a file, unlike a bare package path)."""
+    text = 'ENTRYPOINT Reloader --build="go build -o main kettle/cmd/main.go" --command=./main\n'
+    assert built_packages(text) == ["./kettle/cmd"]
+    assert built_packages("CMD watch --build='go build -o app ./cmd/pot' --run='./app'\n") == ["./cmd/pot"]
+    assert built_packages("RUN go build -o /app kettle/cmd\n") == ["kettle/cmd"]   # a package path, not a folder
+
+
+WATCHER = 'FROM golang:1.22\nWORKDIR /src\nCOPY .. /src\nENTRYPOINT Reloader --build="go build -o main {path}" ' \
+          '--command=./main\n'
+
+
+def _per_service_cmd(root: Path, compose: str = "") -> Path:
+    """``<svc>/cmd/main.go`` of one root ``go.mod``, each built by a Dockerfile in ``docker/``."""
+    return write_tree(root, {
+        "go.mod": f"module {MOD}\n\ngo 1.22\n",
+        "kettle_service/cmd/main.go": _main(["kettle_service/internal/boil", "pkg/bus"]),
+        "kettle_service/internal/boil/boil.go": _package("boil"),
+        "kettle_service/config/settings.yaml": "serviceName: kettle_service\n",
+        "cup_service/cmd/main.go": _main(["pkg/bus"]),
+        "pkg/bus/bus.go": _package("bus"),
+        "docker/kettle.Dockerfile": WATCHER.format(path="kettle_service/cmd/main.go"),
+        "docker/cup.Dockerfile": WATCHER.format(path="cup_service/cmd/main.go"),
+        **({"docker-compose.yaml": compose} if compose else {}),
+    })
+
+
+def test_a_service_s_own_cmd_folder_names_the_service_after_the_folder_that_owns_it(tmp_path: Path):
+    graph = CodeGraph.build(_per_service_cmd(tmp_path / "teahouse"))
+    services = _services(graph)
+    assert {name for name, props in services.items() if props["deployable"]} == {"kettle_service", "cup_service"}
+    assert "cmd" not in services
+    assert services["kettle_service"]["root"] == "kettle_service"
+    assert _service_of(graph, "kettle_service/internal/boil/boil.go") == "kettle_service"
+    assert _service_of(graph, "kettle_service/cmd/main.go") == "kettle_service"
+    assert _service_of(graph, "pkg/bus/bus.go") == "teahouse"                  # both reach it: shared
+
+
+def test_a_compose_service_that_builds_a_service_s_cmd_is_a_name_of_that_service(tmp_path: Path):
+    compose = ("services:\n  kettle:\n    build:\n      context: .\n      dockerfile: docker/kettle.Dockerfile\n"
+               "  cups:\n    build:\n      context: .\n      dockerfile: docker/cup.Dockerfile\n")
+    services = _services(CodeGraph.build(_per_service_cmd(tmp_path / "teahouse", compose)))
+    assert services["kettle_service"]["aliases"]["kettle"] == "docker-compose service"
+    assert services["cup_service"]["aliases"]["cups"] == "docker-compose service"
+
+
+def test_a_services_folder_of_main_packages_names_each_service_after_its_folder(tmp_path: Path):
+    root = write_tree(tmp_path / "teahouse", {
+        "go.mod": f"module {MOD}\n\ngo 1.22\n",
+        "services/kettle/main.go": _main(["pkg/bus"]), "services/cup/main.go": _main(["pkg/bus"]),
+        "pkg/bus/bus.go": _package("bus"),
+        "deploy/kettle.Dockerfile": DOCKERFILE.replace("./cmd/{name}", "./services/kettle"),
+        "deploy/cup.Dockerfile": DOCKERFILE.replace("./cmd/{name}", "./services/cup"),
+    })
+    services = _services(CodeGraph.build(root))
+    assert {name for name, props in services.items() if props["deployable"]} == {"kettle", "cup"}
+    assert services["kettle"]["root"] == "services/kettle"
+
+
+def test_a_cmd_folder_whose_owner_holds_another_entry_point_keeps_its_folder_and_takes_the_owner_s_name(
+        tmp_path: Path):
+    """``api/cmd`` and ``api/jobs/seed`` are both built: ``api`` owns two programs, so ``api/cmd`` stays the first
+    one's root (``api/jobs/seed`` is not its), named after its owner all the same, never ``cmd``."""
+    root = write_tree(tmp_path / "teahouse", {
+        "go.mod": f"module {MOD}\n\ngo 1.22\n",
+        "api/cmd/main.go": _main(["pkg/bus"]), "api/jobs/seed/main.go": _main(["pkg/bus"]),
+        "pkg/bus/bus.go": _package("bus"),
+        "docker/api.Dockerfile": WATCHER.format(path="api/cmd/main.go"),
+        "docker/seed.Dockerfile": WATCHER.format(path="api/jobs/seed/main.go"),
+    })
+    services = _services(CodeGraph.build(root))
+    assert {name for name, props in services.items() if props["deployable"]} == {"api", "seed"}
+    assert services["api"]["root"] == "api/cmd"

@@ -236,7 +236,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``condition``.
 #: 75: a TS/JS or Python conditional that gives the value it tests or a fallback (``X ? X : "d"``, ``x if x else
 #: "d"``) is stored whole as one value with a default, not two; a Python ``x or "d"`` is stored (format 74 kept neither).
-FORMAT = 75
+#: 76: a Go ``go build`` inside a quoted option (a file watcher's ``--build="go build a/cmd/main.go"``) names its entry
+#: point, and a service's own ``<svc>/cmd/main.go`` makes a service rooted at and named after ``<svc>`` (format 75 saw
+#: no entry point there: one service for the whole module, its files' contexts with it).
+FORMAT = 76
 
 
 def _context(values: list) -> FileContext:

@@ -4,11 +4,14 @@ package in ``cmd/<svc>`` built by its own Dockerfile).
 **Entry points.** A Dockerfile (``Dockerfile``, ``Dockerfile-x``, ``Dockerfile.x``, ``x.Dockerfile``, anywhere in
 the tree) whose ``RUN`` builds a package of a subfolder (``go build [flags] ./cmd/counter``, its files
 ``./cmd/counter/main.go``, ``go install``, or the
-package by its import path under the module's path) names that folder as a deployable's entry point. The path is
+package by its import path under the module's path; a file path needs no ``./``: ``go build api/cmd/main.go``; a
+``go build`` inside a quoted option, as a file watcher's ``--build="go build ..."``, ends with the quote) names that
+folder as a deployable's entry point. The path is
 read against the Go module around the Dockerfile (``go build`` runs in a module; a Dockerfile in ``docker/`` of a
 root ``go.mod`` builds ``cmd/counter`` of the root), and counts only when that folder holds Go sources. An image
 ``ko://<module path>/cmd/x`` in a deployment file (ko's Kubernetes and Skaffold images) names ``cmd/x`` of the Go module
-with that path the same way. A Makefile target is not enough: it builds, it does not deploy.
+with that path the same way. A Makefile target is not enough: it builds, it does not deploy. A service's own
+``cmd`` folder (``api/cmd/main.go``) makes the service ``api``, rooted at ``api`` (`layout._entry_home`).
 
 **Shared code.** Each entry point's service also holds the packages of its module that only it reaches through
 imports (``internal/counter/...``: `reached`); a package two or more entry points reach stays with the module's own
@@ -45,7 +48,7 @@ def built_packages(text: str) -> list[str]:
     out: list[str] = []
     for match in _RUN_GO.finditer(logical):
         try:
-            words = shlex.split(match.group(1), comments=False)
+            words = shlex.split(_own_words(logical, match), comments=False)
         except ValueError:
             words = match.group(1).split()
         skip = False
@@ -60,11 +63,23 @@ def built_packages(text: str) -> list[str]:
                 continue
             if word.endswith(".go"):   # ``go build ./cmd/api/main.go``: the files of the package in their folder
                 folder = word.rpartition("/")[0]
-                if folder not in ("", "."):
-                    out.append(folder)
+                if folder not in ("", "."):   # a file is a path: ``api/cmd/main.go`` is ``./api/cmd``'s
+                    out.append(folder if folder.startswith(".") else "./" + folder)
                 continue
             out.append(word.rstrip("/"))
     return out
+
+
+def _own_words(line: str, match: re.Match) -> str:
+    """The words of a ``go build`` command, ending where the quoted string that holds it does: a watcher's
+    ``--build="go build -o main api/cmd/main.go" --command=./main`` builds ``api/cmd`` and no more."""
+    start = line.rfind("\n", 0, match.start()) + 1
+    before = line[start:match.start()]
+    words = match.group(1)
+    for quote in "\"'":
+        if before.count(quote) % 2:
+            words = words.split(quote, 1)[0]
+    return words
 
 
 def entry_points(found: Scan, go_modules: dict[str, str]) -> dict[str, str]:

@@ -375,29 +375,51 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
     built: dict[str, list[str]] = {}
     for dockerfile, folder in sorted(entry_points(found, go_modules).items()):
         built.setdefault(folder, []).append(dockerfile)
+    home_of = {folder: _entry_home(folder, built, modules) for folder in built}
     by_module: dict[str, list[str]] = {}
     for folder, dockerfiles in built.items():
-        if folder in modules:
+        home = home_of[folder]
+        if home in modules:
             continue
-        modules[folder] = Module(path=folder, build_files=(), name=folder.rpartition("/")[2], name_source="folder",
-                                 built_by=tuple(dockerfiles))
+        modules[home] = Module(path=home, build_files=(), name=_entry_name(home), name_source="folder",
+                               built_by=tuple(dockerfiles))
         for dockerfile in dockerfiles:   # a module's own ``Dockerfile`` that builds an entry point deploys that one
-            home, _, name = dockerfile.rpartition("/")
-            if name == "Dockerfile" and (home or ".") in modules:
-                modules[home or "."].dockerfile = False
-        owner = _nearest(modules, folder.rpartition("/")[0])
+            where, _, name = dockerfile.rpartition("/")
+            if name == "Dockerfile" and (where or ".") in modules:
+                modules[where or "."].dockerfile = False
+        owner = _nearest(modules, home.rpartition("/")[0])
         if owner in go_modules:
             by_module.setdefault(owner, []).append(folder)
     for owner, entries in by_module.items():
         if len(entries) < 2:
             continue
+        homes = [home_of[entry] for entry in entries]
         for folder, reaching in sorted(reached(found, owner, go_modules[owner], entries).items()):
-            if folder in modules or any(folder.startswith(entry + "/") for entry in entries):
+            if folder in modules or any(folder.startswith(home + "/") for home in homes):
                 continue
             shared = len(reaching) > 1
             modules[folder] = Module(path=folder, build_files=(), name=folder.rpartition("/")[2],
                                      name_source="folder", shared=shared,
-                                     parent=owner if shared else next(iter(reaching)))
+                                     parent=owner if shared else home_of[next(iter(reaching))])
+
+
+def _entry_home(folder: str, built: dict[str, list[str]], modules: dict[str, Module]) -> str:
+    """The folder that owns an entry point: ``api/cmd`` (a service's own ``cmd/main.go``) is the service ``api``,
+    rooted there, when ``api`` is no module and holds no other entry point; any other entry point (``cmd/api``,
+    ``services/api``) is its own folder."""
+    parent, _, last = folder.rpartition("/")
+    if last != "cmd" or not parent or parent in modules:
+        return folder
+    if any(other != folder and other.startswith(parent + "/") for other in built):
+        return folder
+    return parent
+
+
+def _entry_name(home: str) -> str:
+    """An entry point's service name: its folder's, or for a ``cmd`` folder that stays one (its owner holds other
+    entry points too) the owner's: ``api/cmd`` is ``api``, never ``cmd``."""
+    parent, _, last = home.rpartition("/")
+    return parent.rpartition("/")[2] if last == "cmd" and parent else last
 
 
 def _subcommand_modules(found: Scan, modules: dict[str, Module]) -> dict[str, str]:
