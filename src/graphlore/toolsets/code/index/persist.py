@@ -236,7 +236,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``condition``.
 #: 75: a TS/JS or Python conditional that gives the value it tests or a fallback (``X ? X : "d"``, ``x if x else
 #: "d"``) is stored whole as one value with a default, not two; a Python ``x or "d"`` is stored (format 74 kept neither).
-FORMAT = 75
+#: 76: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
+#: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 75 had none.
+FORMAT = 76
 
 
 def _context(values: list) -> FileContext:

@@ -1,0 +1,76 @@
+"""Dapr service invocation clients: an HttpClient made by ``DaprClient.CreateInvokeHttpClient("app-id")`` has the
+base address ``http://<app-id>`` (the caller's sidecar sends it to the app of that Dapr app-id), so the relative
+calls of the class it is given to are calls of that app."""
+
+from __future__ import annotations
+
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+WEB = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
+
+STOCK = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/stock/{sku}", (string sku) => sku);
+app.MapPost("/api/reservations", () => "ok");
+app.Run();
+"""
+
+FRONT_PROGRAM = """using Dapr.Client;
+using Front;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddSingleton<IStockReader, StockReader>(
+    _ => new StockReader(DaprClient.CreateInvokeHttpClient("stock")));
+builder.Services.AddSingleton<IReserver>(_ => new Reserver(CreateInvokeHttpClient(appId: AppIds.Stock)));
+builder.Build().Run();
+"""
+
+FRONT_CLIENTS = """namespace Front;
+
+public static class AppIds { public const string Stock = "stock"; }
+
+public class StockReader : IStockReader
+{
+    private readonly HttpClient _http;
+    public StockReader(HttpClient http) { _http = http; }
+    public Task<string> Level(string sku) => _http.GetStringAsync($"api/stock/{sku}");
+}
+
+public class Reserver : IReserver
+{
+    private readonly HttpClient _http;
+    public Reserver(HttpClient http) { _http = http; }
+    public Task Reserve() => _http.SendAsync(new HttpRequestMessage(HttpMethod.Post, "api/reservations"));
+}
+"""
+
+COMPOSE = """services:
+  stock:
+    build: ./stock
+  stock-dapr:
+    image: daprio/daprd
+    command: ["./daprd", "-app-id", "stock", "-app-port", "80"]
+  front:
+    build: ./front
+"""
+
+
+def _clients(root) -> dict[str, list[tuple[str, str]]]:
+    nodes, _ = CodeGraph.build(root).snapshot()
+    out: dict[str, list[tuple[str, str]]] = {}
+    for node in nodes.values():
+        if node.kind == "client":
+            out.setdefault(node.props["declaring_fqn"], []).append((node.props["label"], node.props["match"]))
+    return {key: sorted(values) for key, values in out.items()}
+
+
+def test_an_invoke_http_client_given_to_a_class_calls_its_app_id(tmp_path):
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Program.cs": FRONT_PROGRAM, "front/Clients.cs": FRONT_CLIENTS,
+        "docker-compose.yml": COMPOSE})
+    clients = _clients(tmp_path)
+    # a literal app-id, and one named by a constant (appId: written as a named argument)
+    assert clients["Front.StockReader.Level"] == [("GET stock /api/stock/{sku}", "cross_service")]
+    assert clients["Front.Reserver.Reserve"] == [("POST stock /api/reservations", "cross_service")]
