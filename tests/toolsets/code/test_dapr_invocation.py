@@ -74,3 +74,44 @@ def test_an_invoke_http_client_given_to_a_class_calls_its_app_id(tmp_path):
     # a literal app-id, and one named by a constant (appId: written as a named argument)
     assert clients["Front.StockReader.Level"] == [("GET stock /api/stock/{sku}", "cross_service")]
     assert clients["Front.Reserver.Reserve"] == [("POST stock /api/reservations", "cross_service")]
+
+
+INVOKER = """using Dapr.Client;
+
+namespace Front;
+
+public class Invoker
+{
+    private const string StockApp = "stock";
+    private readonly DaprClient _dapr;
+    public Invoker(DaprClient dapr) { _dapr = dapr; }
+
+    public Task<string> Level(string sku) =>
+        _dapr.InvokeMethodAsync<string>(HttpMethod.Get, StockApp, $"api/stock/{sku}");
+
+    public Task Reserve(Order order) => _dapr.InvokeMethodAsync("stock", "api/reservations", order);
+
+    public async Task ReserveByRequest(Order order)
+    {
+        var request = _dapr.CreateInvokeMethodRequest(HttpMethod.Post, "stock", "/api/reservations", order);
+        await _dapr.InvokeMethodAsync(request);
+    }
+
+    public Task Unknown(string app) => _dapr.InvokeMethodAsync(HttpMethod.Get, app, "api/stock/1");
+}
+"""
+
+
+def test_invoke_method_calls_the_app_id_and_method_named(tmp_path):
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Invoker.cs": INVOKER, "docker-compose.yml": COMPOSE})
+    clients = _clients(tmp_path)
+    assert clients["Front.Invoker.Level"] == [("GET stock /api/stock/{sku}", "cross_service")]
+    # no HttpMethod first: the SDK posts
+    assert clients["Front.Invoker.Reserve"] == [("POST stock /api/reservations", "cross_service")]
+    # a request made, then sent: one call, where it is made
+    assert clients["Front.Invoker.ReserveByRequest"] == [("POST stock /api/reservations", "cross_service")]
+    # an app-id not known: unresolved, never a guess
+    [(label, match)] = clients["Front.Invoker.Unknown"]
+    assert match == "unresolved", label

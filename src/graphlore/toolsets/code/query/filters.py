@@ -40,7 +40,7 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "oc
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "micronaut_client",
                 "micronaut_http_client", "mp_rest_client", "jaxrs_client", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "request", "angularjs", "apache_http", "net_http", "http_client", "refit", "ktor_client", "locust", "k6",
+                "aiohttp", "fetch", "axios", "request", "angularjs", "apache_http", "net_http", "http_client", "dapr_invoke", "refit", "ktor_client", "locust", "k6",
                 "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
                 "faraday", "httparty", "restclient", "reqwest", "awc", "surf", "ureq", "isahc", "openapi", "grpc", "declared")
 #: what sends a message
