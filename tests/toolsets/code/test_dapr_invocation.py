@@ -115,3 +115,85 @@ def test_invoke_method_calls_the_app_id_and_method_named(tmp_path):
     # an app-id not known: unresolved, never a guess
     [(label, match)] = clients["Front.Invoker.Unknown"]
     assert match == "unresolved", label
+
+
+ORDERS = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/orders/{id}", (string id) => id);
+app.Run();
+"""
+
+BILLING = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapPost("/api/charges", () => "ok");
+app.Run();
+"""
+
+CALLER = """using Dapr.Client;
+
+namespace Shop;
+
+public class Caller
+{
+    private readonly DaprClient _dapr;
+    public Caller(DaprClient dapr) { _dapr = dapr; }
+    public Task<string> Order(string id) => _dapr.InvokeMethodAsync<string>(HttpMethod.Get, "orders", $"api/orders/{id}");
+    public Task Charge() => _dapr.InvokeMethodAsync(HttpMethod.Post, "payments", "api/charges");
+    public Task Ship() => _dapr.InvokeMethodAsync(HttpMethod.Post, "shipping", "api/shipments");
+}
+"""
+
+APP_ID_COMPOSE = """services:
+  ordering-api:
+    build: ./ordering
+  ordering-api-dapr:
+    image: daprio/daprd:1.12
+    command: ["./daprd", "-app-id", "orders", "-app-port", "80"]
+    network_mode: "service:ordering-api"
+  shop:
+    build: ./shop
+    command: dapr run --app-id shop --app-port 80 -- dotnet Shop.dll
+"""
+
+APP_ID_K8S = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: billing-deployment
+spec:
+  template:
+    metadata:
+      labels:
+        app: billing
+      annotations:
+        dapr.io/enabled: "true"
+        dapr.io/app-id: "payments"
+    spec:
+      containers:
+        - name: billing
+          image: shop/billing:latest
+"""
+
+
+def test_an_app_id_is_one_more_name_its_service_goes_by(tmp_path):
+    write_tree(tmp_path, {
+        "ordering/ordering.csproj": WEB, "ordering/Program.cs": ORDERS,
+        "billing/billing.csproj": WEB, "billing/Program.cs": BILLING,
+        "shop/shop.csproj": WEB, "shop/Caller.cs": CALLER,
+        "docker-compose.yml": APP_ID_COMPOSE, "k8s/billing.yaml": APP_ID_K8S})
+    clients = _clients(tmp_path)
+    # a daprd sidecar sharing the app's network (network_mode: service:x) gives the app its app-id
+    assert clients["Shop.Caller.Order"] == [("GET ordering /api/orders/{id}", "cross_service")]
+    # a pod template's dapr.io/app-id annotation names the workload's service
+    assert clients["Shop.Caller.Charge"] == [("POST billing /api/charges", "cross_service")]
+    # no service goes by the app-id: unresolved, never a guess
+    [(label, match)] = clients["Shop.Caller.Ship"]
+    assert match == "unresolved", label
+
+
+def test_the_app_id_a_command_gives():
+    from graphlore.toolsets.code.services.deployment import dapr_app_id
+    assert dapr_app_id(["./daprd", "-app-id", "orders", "-app-port", "80"]) == "orders"
+    assert dapr_app_id(["dapr", "run", "--app-id=shop", "--", "dotnet", "Shop.dll"]) == "shop"
+    assert dapr_app_id(["dapr", "run", "-a", "shop", "--", "python", "app.py"]) == "shop"
+    # after "--" the words are the app's own; -a is dapr run's only; no Dapr program: no app-id
+    assert dapr_app_id(["dapr", "run", "--", "tool", "--app-id", "x"]) is None
+    assert dapr_app_id(["/usr/bin/daprd", "-a", "x"]) is None
+    assert dapr_app_id(["node", "server.js", "--app-id", "x"]) is None
