@@ -197,3 +197,69 @@ def test_the_app_id_a_command_gives():
     assert dapr_app_id(["dapr", "run", "--", "tool", "--app-id", "x"]) is None
     assert dapr_app_id(["/usr/bin/daprd", "-a", "x"]) is None
     assert dapr_app_id(["node", "server.js", "--app-id", "x"]) is None
+
+
+PUBLISHER = """using Dapr.Client;
+
+namespace Shop;
+
+public class Checkout
+{
+    private const string PubSub = "shop-pubsub";
+    private readonly DaprClient _dapr;
+    public Checkout(DaprClient dapr) { _dapr = dapr; }
+    public Task Place(Order order) => _dapr.PublishEventAsync(PubSub, "order-placed", order);
+    public Task Other(Order order) => _dapr.PublishEventAsync("other-pubsub", "order-placed", order);
+    public Task Any(string topic, Order order) => _dapr.PublishEventAsync(PubSub, topic, order);
+}
+"""
+
+SUBSCRIBER_CONTROLLER = """using Dapr;
+using Microsoft.AspNetCore.Mvc;
+
+namespace Ordering;
+
+[ApiController]
+public class EventsController : ControllerBase
+{
+    [HttpPost("placed")]
+    [Topic("shop-pubsub", "order-placed")]
+    public IActionResult OnPlaced(Order order) => Ok();
+}
+"""
+
+SUBSCRIBER_MINIMAL = """using Dapr;
+
+var app = WebApplication.CreateBuilder(args).Build();
+app.UseCloudEvents();
+app.MapSubscribeHandler();
+app.MapPost("/placed", (Order order) => Results.Ok()).WithTopic("shop-pubsub", "order-placed");
+app.Run();
+"""
+
+
+def _messages(root) -> dict[str, list[tuple[str, str]]]:
+    nodes, _ = CodeGraph.build(root).snapshot()
+    out: dict[str, list[tuple[str, str]]] = {}
+    for node in nodes.values():
+        if node.kind == "producer":
+            out.setdefault(node.props["declaring_fqn"], []).append((node.props["label"], node.props["match"]))
+    return {key: sorted(values) for key, values in out.items()}
+
+
+def test_pubsub_publishers_reach_topic_subscribers_of_the_same_component(tmp_path):
+    write_tree(tmp_path, {
+        "shop/shop.csproj": WEB, "shop/Checkout.cs": PUBLISHER,
+        "ordering/ordering.csproj": WEB, "ordering/EventsController.cs": SUBSCRIBER_CONTROLLER,
+        "audit/audit.csproj": WEB, "audit/Program.cs": SUBSCRIBER_MINIMAL})
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    listeners = sorted((n.props.get("microservice"), n.props["label"]) for n in nodes.values()
+                       if n.kind == "route" and n.props.get("broker") == "dapr")
+    assert listeners == [("audit", "dapr shop-pubsub/order-placed"), ("ordering", "dapr shop-pubsub/order-placed")]
+    producers = _messages(tmp_path)
+    [(_, placed)] = producers["Shop.Checkout.Place"]
+    assert placed == "cross_service"
+    # the same topic on another component reaches no subscriber; a topic not known stays unresolved
+    [(_, other)] = producers["Shop.Checkout.Other"]
+    [(_, unknown)] = producers["Shop.Checkout.Any"]
+    assert other == "unresolved" and unknown == "unresolved"

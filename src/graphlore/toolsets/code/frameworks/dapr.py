@@ -7,6 +7,12 @@ argument (a request made elsewhere) is no new call: its ``CreateInvokeMethodRequ
 
 ``DaprClient.CreateInvokeHttpClient("app-id")``'s HttpClient is read with the other HttpClients (`aspnet`): its
 base address is ``http://<app-id>``.
+
+**Pub/sub** (broker ``dapr``, topic ``<pubsub component>/<topic>``: one topic name on two components is two
+topics), in a file or project that uses the ``Dapr`` namespaces: ``daprClient.PublishEventAsync[<T>]("pubsub",
+"topic", data)`` is a producer; a method with ``[Topic("pubsub", "topic")]`` and a minimal API endpoint with
+``.WithTopic("pubsub", "topic")`` are listeners. A component or topic that does not fold leaves the item
+unresolved, saying so.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import literal
+from ..languages.folding import Folded, literal
 from ..languages.symbols import Bound
 from ..services.endpoints import Item
 from .aspnet import AspNet
@@ -47,9 +53,63 @@ def _invocations(web: AspNet, bound: Bound) -> Iterator[Item]:
         yield found
 
 
+BROKER = "dapr"
+PUBSUB = "dapr_pubsub"
+PUBLISH = "PublishEventAsync"
+
+
+def _uses_dapr(bound: Bound, module_imports: set[str]) -> bool:
+    return any(n == "Dapr" or n.startswith("Dapr.") for n in
+               {i.target for i in bound.facts.imports} | module_imports)
+
+
+def _topic(web: AspNet, bound: Bound, args: list[str], owner: str | None, line: int) -> Folded:
+    class_key = owner.rpartition(".")[0] if owner else ""
+    pubsub, topic = (web.fold(bound.facts, arg, class_key, owner, line) for arg in args[:2])
+    return pubsub + literal("/") + topic
+
+
+def _pubsub(web: AspNet, bound: Bound) -> Iterator[Item]:
+    facts = bound.facts
+    for index, sym in enumerate(facts.symbols):
+        if sym.kind != "method":
+            continue
+        for annotation in sym.annotations:
+            args = [value for key, value in annotation.args if key == ""]
+            if annotation.name.rsplit(".", 1)[-1] in ("Topic", "TopicAttribute") and len(args) >= 2:
+                yield _checked(item(bound, index, "route", PUBSUB, annotation.line or None, broker=BROKER,
+                                    topic=_topic(web, bound, args, sym.key, sym.line_start),
+                                    written=f"[Topic({', '.join(args[:2])})]"))
+    for call in facts.calls:
+        if call.kind != "call" or call.name not in (PUBLISH, "WithTopic") or call.argc < 2 or len(call.args) < 2:
+            continue
+        owner = call.owner if call.owner in bound.by_key else None
+        kind = "producer" if call.name == PUBLISH else "route"
+        found = item(bound, bound.by_key[owner] if owner else -1, kind, PUBSUB, call.line, broker=BROKER,
+                     topic=_topic(web, bound, list(call.args), owner, call.line),
+                     written=f"{call.name}({', '.join(call.args[:2])})")
+        yield _checked(found)
+
+
+def _checked(found: Item) -> Item:
+    if found.topic is not None and not found.topic.known:
+        found.problems.append("the Dapr pub/sub component or topic is not known")
+    return found
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     web = AspNet(files, project)
-    return lambda bound: _invocations(web, bound)
+    imports: dict[str, set[str]] = {}
+    for bound in files:   # a project's global usings apply to each of its files
+        imports.setdefault(bound.ctx.module, set()).update(
+            i.target for i in bound.facts.imports if i.names == (("*", "*"),))
+
+    def read(bound: Bound) -> Iterator[Item]:
+        yield from _invocations(web, bound)
+        if _uses_dapr(bound, imports.get(bound.ctx.module, set())):
+            yield from _pubsub(web, bound)
+
+    return read
 
 
 FRAMEWORK = Framework("dapr", ("csharp",), prepare)
