@@ -263,3 +263,66 @@ def test_pubsub_publishers_reach_topic_subscribers_of_the_same_component(tmp_pat
     [(_, other)] = producers["Shop.Checkout.Other"]
     [(_, unknown)] = producers["Shop.Checkout.Any"]
     assert other == "unresolved" and unknown == "unresolved"
+
+
+BUS = """using Dapr.Client;
+
+namespace Shop.Bus;
+
+public abstract record Event;
+
+public class DaprBus : IBus
+{
+    private const string PubSub = "shop-pubsub";
+    private readonly DaprClient _dapr;
+    public DaprBus(DaprClient dapr) { _dapr = dapr; }
+
+    public async Task PublishAsync(Event e)
+    {
+        var topic = e.GetType().Name;
+        await _dapr.PublishEventAsync<object>(PubSub, topic, e);
+    }
+}
+"""
+
+BUS_CALLERS = """using Shop.Bus;
+
+namespace Shop.Orders;
+
+public record OrderPlaced(string Id) : Event;
+
+public class Placing
+{
+    private readonly IBus _bus;
+    public Placing(IBus bus) { _bus = bus; }
+    public Task Place(string id) => _bus.PublishAsync(new OrderPlaced(id));
+    public Task Forward(Event e) => _bus.PublishAsync(e);
+}
+"""
+
+TYPED_SUBSCRIBER = """using Dapr;
+using Microsoft.AspNetCore.Mvc;
+
+namespace Ordering;
+
+[ApiController]
+public class EventsController : ControllerBase
+{
+    [HttpPost("placed")]
+    [Topic("shop-pubsub", "OrderPlaced")]
+    public IActionResult OnPlaced(Order order) => Ok();
+}
+"""
+
+
+def test_a_bus_publishing_on_the_event_type_name_makes_its_callers_producers(tmp_path):
+    write_tree(tmp_path, {
+        "bus/bus.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "bus/DaprBus.cs": BUS,
+        "shop/shop.csproj": WEB, "shop/Placing.cs": BUS_CALLERS,
+        "ordering/ordering.csproj": WEB, "ordering/EventsController.cs": TYPED_SUBSCRIBER})
+    producers = _messages(tmp_path)
+    # the caller that makes the event is the producer, on the type's name; the bus method and a caller that
+    # passes its own parameter on are none
+    assert producers["Shop.Orders.Placing.Place"] == [("dapr shop-pubsub/OrderPlaced", "cross_service")]
+    assert "Shop.Orders.Placing.Forward" not in producers
+    assert "Shop.Bus.DaprBus.PublishAsync" not in producers
