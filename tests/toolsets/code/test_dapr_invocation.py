@@ -309,7 +309,7 @@ namespace Ordering;
 public class EventsController : ControllerBase
 {
     [HttpPost("placed")]
-    [Topic("shop-pubsub", "OrderPlaced")]
+    [Topic("shop-pubsub", nameof(Shop.Orders.OrderPlaced))]
     public IActionResult OnPlaced(Order order) => Ok();
 }
 """
@@ -321,8 +321,8 @@ def test_a_bus_publishing_on_the_event_type_name_makes_its_callers_producers(tmp
         "shop/shop.csproj": WEB, "shop/Placing.cs": BUS_CALLERS,
         "ordering/ordering.csproj": WEB, "ordering/EventsController.cs": TYPED_SUBSCRIBER})
     producers = _messages(tmp_path)
-    # the caller that makes the event is the producer, on the type's name; the bus method and a caller that
-    # passes its own parameter on are none
+    # the caller that makes the event is the producer, on the type's name (nameof(T) in the listener's topic);
+    # the bus method and a caller that passes its own parameter on are none
     assert producers["Shop.Orders.Placing.Place"] == [("dapr shop-pubsub/OrderPlaced", "cross_service")]
     assert "Shop.Orders.Placing.Forward" not in producers
     assert "Shop.Bus.DaprBus.PublishAsync" not in producers

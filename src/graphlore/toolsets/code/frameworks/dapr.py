@@ -67,9 +67,14 @@ def _uses_dapr(bound: Bound, module_imports: set[str]) -> bool:
                {i.target for i in bound.facts.imports} | module_imports)
 
 
+_NAMEOF = re.compile(r"nameof\(\s*(?:[\w.]+\.)?(\w+)\s*\)")
+
+
 def _topic(web: AspNet, bound: Bound, args: list[str], owner: str | None, line: int) -> Folded:
+    """``<pubsub>/<topic>`` as the arguments fold; ``nameof(T)`` is ``T``'s simple name, as C# gives it."""
     class_key = owner.rpartition(".")[0] if owner else ""
-    pubsub, topic = (web.fold(bound.facts, arg, class_key, owner, line) for arg in args[:2])
+    pubsub, topic = (literal(named.group(1)) if (named := _NAMEOF.fullmatch(arg.strip())) else
+                     web.fold(bound.facts, arg, class_key, owner, line) for arg in args[:2])
     return pubsub + literal("/") + topic
 
 
