@@ -326,3 +326,11 @@ def test_a_bus_publishing_on_the_event_type_name_makes_its_callers_producers(tmp
     assert producers["Shop.Orders.Placing.Place"] == [("dapr shop-pubsub/OrderPlaced", "cross_service")]
     assert "Shop.Orders.Placing.Forward" not in producers
     assert "Shop.Bus.DaprBus.PublishAsync" not in producers
+
+
+def test_a_method_of_the_same_name_outside_dapr_is_no_invocation(tmp_path):
+    other = INVOKER.replace("using Dapr.Client;", "using Rpc.Client;")
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Invoker.cs": other, "docker-compose.yml": COMPOSE})
+    assert not any(fqn.startswith("Front.Invoker.") for fqn in _clients(tmp_path))

@@ -1,5 +1,5 @@
-"""Dapr service invocation from C# (the Dapr .NET SDK): ``daprClient.InvokeMethodAsync[<T>](HttpMethod.Get,
-"app-id", "method/path", ...)`` and ``daprClient.CreateInvokeMethodRequest(HttpMethod.Post, "app-id", "path", ...)``
+"""Dapr service invocation from C# (the Dapr .NET SDK, in a file or project that uses the ``Dapr`` namespaces):
+``daprClient.InvokeMethodAsync[<T>](HttpMethod.Get, "app-id", "method/path", ...)`` and ``daprClient.CreateInvokeMethodRequest(HttpMethod.Post, "app-id", "path", ...)``
 (sent later with ``InvokeMethodAsync(request)``) are HTTP calls of ``http://<app-id>/<path>``: the caller's sidecar
 sends them to the app of that Dapr app-id. Without an ``HttpMethod`` first the SDK sends a POST. The app-id and path
 are folded as written (constants, configuration); one not known leaves the client unresolved, saying so. A single
@@ -171,8 +171,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     bus = EventBus(files) if methods else None
 
     def read(bound: Bound) -> Iterator[Item]:
-        yield from _invocations(web, bound)
         if _uses_dapr(bound, imports.get(bound.ctx.module, set())):
+            yield from _invocations(web, bound)
             yield from _pubsub(web, bound)
         if bus is not None:
             yield from _typed_producers(bus, methods, bound)
