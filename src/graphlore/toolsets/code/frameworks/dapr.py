@@ -1,9 +1,10 @@
 """Dapr service invocation from C# (the Dapr .NET SDK, in a file or project that uses the ``Dapr`` namespaces):
 ``daprClient.InvokeMethodAsync[<T>](HttpMethod.Get, "app-id", "method/path", ...)`` and
 ``daprClient.CreateInvokeMethodRequest(HttpMethod.Post, "app-id", "path", ...)`` (sent later with
-``InvokeMethodAsync(request)``) are HTTP calls of ``http://<app-id>/<path>``: the caller's sidecar sends them to the app of that Dapr app-id. Without an ``HttpMethod`` first the SDK sends a POST. The app-id and path
-are folded as written (constants, configuration); one not known leaves the client unresolved, saying so. A single
-argument (a request made elsewhere) is no new call: its ``CreateInvokeMethodRequest`` is the client.
+``InvokeMethodAsync(request)``) are HTTP calls of ``http://<app-id>/<path>``: the caller's sidecar sends them to the
+app of that Dapr app-id. Without an ``HttpMethod`` first the SDK sends a POST. The app-id and path are folded as
+written (constants, configuration); one not known leaves the client unresolved, saying so. A single argument (a
+request made elsewhere) is no new call: its ``CreateInvokeMethodRequest`` is the client.
 
 ``DaprClient.CreateInvokeHttpClient("app-id")``'s HttpClient is read with the other HttpClients (`aspnet`): its
 base address is ``http://<app-id>``.
