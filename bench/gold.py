@@ -115,8 +115,11 @@ def _at(place: dict, props: dict) -> bool:
 
 
 def _topics(entry: dict) -> set[str]:
-    """The topics (as the tool writes them: ``exchange/key``, a queue) a key producer or consumer stands for."""
+    """The topics (as the tool writes them: ``exchange/key``, a queue, Dapr's ``pubsub/topic``) a key producer or
+    consumer stands for."""
     out = {entry["queue"]} if entry.get("queue") else set()
+    if entry.get("pubsub") and entry.get("topic"):
+        out.add(f"{entry['pubsub']}/{entry['topic']}")
     for exchange, key in [(entry.get("exchange"), entry.get("routing_key")),
                           ((entry.get("binding") or {}).get("exchange"), (entry.get("binding") or {}).get("routing_key"))]:
         if key is not None:
@@ -162,7 +165,8 @@ class Matcher:
         if found:
             # one call publishing one of several events: the entry of the node's topic (its routing key or queue)
             named = [e for e in found if p.get("topic") in (e.get("routing_key"), e.get("queue"), e.get("topic"),
-                                                              (e.get("binding") or {}).get("routing_key"))]
+                                                              (e.get("binding") or {}).get("routing_key"))
+                     or p.get("topic") in _topics(e)]
             return (named or found)[0]["id"]
         accepted = [entry for entry in entries if any(_at(place, p) for place in entry.get("also_accept", ()))]
         if len(accepted) > 1:

@@ -35,6 +35,15 @@ def test_also_accept_places_are_credited_by_topic_and_a_shared_place_by_no_guess
     assert matcher.producers["pr_cmd/b/main.go_20_{?}"] == "P.b"
 
 
+def test_one_line_publishing_one_of_two_dapr_events_is_credited_by_pubsub_and_topic():
+    key = {"services": [], "routes": [], "clients": [], "consumers": [], "producers": [
+        {"id": "P.no", "pubsub": "bus", "topic": "Rejected", "file": "svc/h.cs", "span": [36, 40]},
+        {"id": "P.yes", "pubsub": "bus", "topic": "Confirmed", "file": "svc/h.cs", "span": [36, 40]}]}
+    nodes = {n.id: n for n in [_producer("svc/h.cs", 40, "bus/Confirmed"), _producer("svc/h.cs", 40, "bus/Rejected")]}
+    matcher = gold.Matcher(key, nodes, {})
+    assert matcher.producers == {"pr_svc/h.cs_40_bus/Confirmed": "P.yes", "pr_svc/h.cs_40_bus/Rejected": "P.no"}
+
+
 # -- the keys keep the README's schema -------------------------------------------------------------------------------
 
 import copy  # noqa: E402

@@ -169,6 +169,8 @@ The map (packages by concern; a package imports only the packages above it)::
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder, Carter,
                                   FastEndpoints), HttpClient clients
       refit.py                    Refit and RestEase interfaces as HTTP clients under their base address
+      dapr.py                     Dapr service invocation (InvokeMethodAsync, CreateInvokeMethodRequest) as
+                                  HTTP clients of http://<app-id>/<method> (C#)
       eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
                                   MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)

@@ -153,7 +153,7 @@ class EventBus:
         return out
 
 
-def _message_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int) -> list[Folded] | None:
+def message_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int) -> list[Folded] | None:
     """What a message argument may be (any class of the project), as topics; None when it is the method's own
     parameter (passed on)."""
     return _event_types(bus, bound, owner, arg, line, set(bus.types))
@@ -269,7 +269,7 @@ def _library_items(bus: EventBus, bound: Bound, library: Library) -> Iterator[It
         if written and len(written) == 1:
             topics = [literal(_simple(written[0]))]
         elif call.args:
-            topics = _message_types(bus, bound, call.owner, call.args[0].strip(), call.line) or \
+            topics = message_types(bus, bound, call.owner, call.args[0].strip(), call.line) or \
                 [unknown(f"the message {call.args[0]} is the method's own parameter")]
         else:
             topics = [unknown(f"{call.name}(...) names no message here")]

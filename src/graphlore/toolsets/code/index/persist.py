@@ -239,7 +239,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 76: a Go ``go build`` inside a quoted option (a file watcher's ``--build="go build a/cmd/main.go"``) names its entry
 #: point, and a service's own ``<svc>/cmd/main.go`` makes a service rooted at and named after ``<svc>`` (format 75 saw
 #: no entry point there: one service for the whole module, its files' contexts with it).
-FORMAT = 76
+#: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
+#: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
+FORMAT = 77
 
 
 def _context(values: list) -> FileContext:

@@ -36,11 +36,11 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "oc
               "grpc", "grpc_gateway", "sarama", "kafka_go", "confluent_kafka", "watermill", "kafka_python", "aiokafka", "kafkajs",
               "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka",
               "rdkafka", "racecar", "bunny", "sneakers", "event_bus", "masstransit", "nservicebus", "azure_service_bus",
-              "azure_event_hubs", "declared")
+              "azure_event_hubs", "dapr_pubsub", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "micronaut_client",
                 "micronaut_http_client", "mp_rest_client", "jaxrs_client", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "request", "angularjs", "apache_http", "net_http", "http_client", "refit", "ktor_client", "locust", "k6",
+                "aiohttp", "fetch", "axios", "request", "angularjs", "apache_http", "net_http", "http_client", "dapr_invoke", "refit", "ktor_client", "locust", "k6",
                 "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
                 "faraday", "httparty", "restclient", "reqwest", "awc", "surf", "ureq", "isahc", "openapi", "grpc", "declared")
 #: what sends a message
@@ -48,7 +48,7 @@ PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_tem
                   "micronaut_kafka_client", "micronaut_rabbit_client", "smallrye_messaging", "sarama", "kafka_go",
                   "confluent_kafka", "watermill", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients",
                   "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka", "rdkafka", "bunny", "event_bus",
-                  "masstransit", "nservicebus", "azure_service_bus", "azure_event_hubs", "declared")
+                  "masstransit", "nservicebus", "azure_service_bus", "azure_event_hubs", "dapr_pubsub", "declared")
 #: where a route, client or producer was read (`services.endpoints.Item.source_layer`)
 SOURCE_LAYERS = ("framework", "config", "declared")
 #: a client may also be generated code's (`frameworks.generated_clients`); no route or producer is

@@ -528,6 +528,8 @@ class Reader:
         def interpolate(value: str) -> str:
             return compose_interpolate(value, dotenv)
 
+        sidecars: list[tuple[str, str, str]] = []   # (the service whose network a sidecar shares, app-id, source)
+        first = len(self.units)
         for key, spec in services.items():
             if not isinstance(spec, dict):
                 continue
@@ -546,6 +548,15 @@ class Reader:
             unit.command = (first_argument(command_words(spec.get("entrypoint")), True)
                             or first_argument(command_words(spec.get("command")), False))
             _command_profiles(unit, command_words(spec.get("entrypoint")) + command_words(spec.get("command")))
+            app_id = dapr_app_id([interpolate(w) for w in
+                                  command_words(spec.get("entrypoint")) + command_words(spec.get("command"))])
+            if app_id:
+                shared = _network_service(spec.get("network_mode"))
+                named = f"Dapr app-id (docker-compose service {key} command)"
+                if shared is None:
+                    unit.names.append((app_id, named))
+                else:   # a sidecar in the app's network namespace: the app-id is the app's
+                    sidecars.append((shared, app_id, named))
             if isinstance(spec.get("working_dir"), str):
                 unit.workdir = _mounted_folder(base, interpolate(spec["working_dir"]), spec.get("volumes"))
             args = build.get("args") if isinstance(build, dict) else None
@@ -611,6 +622,10 @@ class Reader:
                         f"published at host port {host} (container port {container or '?'})" if host.isdigit()
                         else f"container port {container}, not published") + f" {at}")
             self.units.append(unit)
+        for shared, app_id, named in sidecars:
+            for unit in self.units[first:]:
+                if unit.name == shared:
+                    unit.names.append((app_id, named))
 
     def _workload(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         meta = doc.get("metadata") or {}
@@ -625,6 +640,10 @@ class Reader:
         template = template if isinstance(template, dict) else {}
         labels = (template.get("metadata") or {}).get("labels") if isinstance(template.get("metadata"), dict) else None
         unit.labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+        notes = (template.get("metadata") or {}).get("annotations") if isinstance(template.get("metadata"), dict) \
+            else None
+        if isinstance(notes, dict) and isinstance(notes.get("dapr.io/app-id"), str) and notes["dapr.io/app-id"]:
+            unit.names.append((notes["dapr.io/app-id"], f"Dapr app-id (dapr.io/app-id annotation of {meta['name']})"))
         pod = template.get("spec") or {}
         prefix = {"Pod": "spec", "CronJob": None}.get(doc["kind"], "spec.template.spec")
         for number, container in enumerate(pod.get("containers") or [] if isinstance(pod, dict) else []):
@@ -682,6 +701,33 @@ class Reader:
                     unit.published.append(port["hostPort"])
                     unit.port_notes.append(f"published at host port {port['hostPort']} {at}")
         self.units.append(unit)
+
+
+#: the flags that give a Dapr sidecar (``daprd -app-id x``) or ``dapr run --app-id x`` its app-id
+_APP_ID_FLAGS = ("--app-id", "-app-id")
+
+
+def dapr_app_id(words: list[str]) -> str | None:
+    """The Dapr app-id a command gives (``daprd -app-id x``, ``dapr run --app-id x -- ...``, ``dapr run -a x``,
+    ``--app-id=x``), None when it runs no Dapr program or names none."""
+    programs = [i for i, word in enumerate(words) if PurePosixPath(word).name in ("daprd", "dapr")]
+    if not programs:
+        return None
+    rest = words[programs[0] + 1:]
+    short = PurePosixPath(words[programs[0]]).name == "dapr" and rest[:1] == ["run"]
+    for index, word in enumerate(rest):
+        if word == "--":
+            break
+        flag, equals, value = word.partition("=")
+        if flag in _APP_ID_FLAGS or short and flag == "-a":
+            found = value if equals else (rest[index + 1] if index + 1 < len(rest) else "")
+            return found or None
+    return None
+
+
+def _network_service(mode: Any) -> str | None:
+    """The Compose service whose network namespace ``network_mode: "service:x"`` shares, else None."""
+    return mode[len("service:"):] if isinstance(mode, str) and mode.startswith("service:") else None
 
 
 def _conditional_env(doc: dict, lines: dict[str, int], conditional: set[int]) -> set[str]:

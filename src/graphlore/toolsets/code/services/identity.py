@@ -4,7 +4,7 @@
 ``micronaut.application.name``, ``quarkus.application.name``: its id in service discovery); the names its build and its
 deployment declare (Maven ``artifactId``, Gradle ``rootProject.name``, ``package.json``, ``pyproject``,
 ``go.mod``, ``.csproj``; a Docker Compose service, ``container_name`` or ``hostname``; a Kubernetes
-Deployment or Service; a container image, see `services.deployment`); then its folder. A name is looked up
+Deployment or Service; a container image; a Dapr app-id, see `services.deployment`); then its folder. A name is looked up
 case-insensitively, tier by tier: the first tier that knows it decides, and a name two services share in
 that tier names neither (the caller says so).
 

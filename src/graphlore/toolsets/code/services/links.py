@@ -172,7 +172,7 @@ def _plain_unknowns(value: Folded | None) -> Folded | None:
 
 #: clients whose service and path come from one URL (the others name the service apart)
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
-                         "net_http", "http_client", "refit", "ktor_client", "micronaut_http_client", "jaxrs_client", "axios", "request", "angularjs", "apache_http", "locust", "k6",
+                         "net_http", "http_client", "dapr_invoke", "refit", "ktor_client", "micronaut_http_client", "jaxrs_client", "axios", "request", "angularjs", "apache_http", "locust", "k6",
                          "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
                          "faraday", "httparty", "restclient", "reqwest", "awc", "surf", "ureq", "isahc", "openapi"})
 

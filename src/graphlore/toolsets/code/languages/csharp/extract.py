@@ -9,7 +9,8 @@ namespace instead. A struct is a ``class`` (``modifiers`` say ``struct``), a pro
 (``[HttpGet("{id}")]`` -> ``HttpGet`` with its arguments). ``BaseAddress = new Uri(x)`` assignments are kept
 in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start with), with the ``registrar`` and
 the ``client`` type when they configure a client registered with ``AddHttpClient<T>(...)``; so are the
-``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel). Generic arguments are
+``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel), and the
+``http://<app-id>`` a Dapr ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s client. Generic arguments are
 dropped from types and called names (``Task<Cart>`` -> ``Task``; a method's ``Task<T>`` / ``ValueTask<T>`` keeps
 what awaiting it gives in ``extra["awaits"]``, ``T``); a generic call's are kept in
 ``extra["generic_calls"]`` (``[line, name, [types]]``), a generic base type's in ``extra["generic_bases"]``
@@ -371,6 +372,7 @@ class _Extractor(Extractor):
         projects = []
         generic: list[list] = []
         initialised: list[list] = []
+        invoked: list[dict] = []
         aspire = b"AddProject<" in self.src
         for node, tag, owner in self.owned(root, _CALLS):
             if tag == "call":
@@ -381,15 +383,19 @@ class _Extractor(Extractor):
                     projects.append(project)
                 if (typed := _type_arguments(node)) is not None:
                     generic.append([node.start_point[0] + 1, *typed])
-            elif owner is not None:
+            else:
                 type_ = type_name(node.child_by_field_name("type"))
                 args = node.child_by_field_name("arguments")
+                invoked.extend(_dapr_invoke_bases(owner or "", type_, self.arg_texts(args, 8, 400),
+                                                  node.start_point[0] + 1))
+                if owner is None:
+                    continue
                 calls.append(CallFact(owner, type_.rsplit(".", 1)[-1], ["type", type_], self.argc(args),
                                       node.start_point[0] + 1, "new", (), self.arg_texts(args, 4)))
                 members = _initialised(node) if type_.endswith("HttpRequestMessage") else None
                 if members:
                     initialised.append([owner, node.start_point[0] + 1, members])
-        bases = []
+        bases = invoked
         for node, _tag, owner in self.owned(root, "(assignment_expression) @set"):
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
@@ -482,6 +488,27 @@ class _Keyword:
 
 
 #: dependency-injection registrations whose configuration lambda sets a client's address
+#: Dapr's ``DaprClient.CreateInvokeHttpClient("app-id")``: an HttpClient whose base address is ``http://<app-id>``
+#: (the caller's sidecar sends it to the app of that Dapr app-id)
+_DAPR_INVOKE_CLIENT = re.compile(
+    r'^(?:[\w.]*\.)?CreateInvokeHttpClient\(\s*(?:appId\s*:\s*)?("(?:[^"\\]|\\.)*"|[A-Za-z_][\w.]*)\s*[,)]')
+
+
+def _dapr_invoke_bases(owner: str, made: str, args: tuple[str, ...], line: int) -> list[dict]:
+    """The base address ``new T(..., DaprClient.CreateInvokeHttpClient("app-id"), ...)`` gives class ``T``'s
+    HttpClient (as an ``AddHttpClient<T>`` registration would): ``http://<app-id>``, the app-id as written."""
+    found = []
+    for arg in args:
+        invoke = _DAPR_INVOKE_CLIENT.match(arg)
+        if invoke is None:
+            continue
+        app = invoke.group(1)
+        value = f'"http://{app[1:-1]}"' if app.startswith('"') else f'$"http://{{{app}}}"'
+        found.append({"owner": owner, "target": "", "value": value, "line": line, "registrar": "AddHttpClient",
+                      "client": made, "dapr_app_id": app})
+    return found
+
+
 _REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient", "AddRefitClient"})
 
 
