@@ -95,8 +95,12 @@ def test_closing_the_runtime_stops_the_background_work_and_the_next_call_resumes
     gate.batch_size = 2  # several batches, so there is a "between" to stop at
     server = Runtime(settings, embedder=gate, watch_files=True)
     search(server, tree, "sync")
+    work = server.state(BackgroundWork)
     closer = threading.Thread(target=server.close)
     closer.start()
+    # released once close() has begun: the embedding cannot finish first (a worker's embedder may already hold
+    # every vector, and then each batch takes no time)
+    assert work._closing.wait(120)
     gate.release.set()
     closer.join(120)
     assert not closer.is_alive()
