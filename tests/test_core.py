@@ -64,7 +64,8 @@ def test_build_embedder_is_lazy_and_picks_the_configured_kind(tmp_path):
     assert isinstance(remote, OpenAICompatibleEmbedder) and remote.name == "openai:m"
 
 
-def test_onnx_embedder_gives_normalised_vectors_that_rank_by_meaning(embedder):
+def test_onnx_embedder_gives_normalised_vectors_that_rank_by_meaning():
+    embedder = OnnxEmbedder()  # not the session's, which remembers vectors: batching must be the model's own
     texts = ["The datanode crashed with a disk failure", "A disk failure made the datanode crash",
              "Add dark mode to the settings page"]
     v = embedder.embed(texts)
