@@ -82,8 +82,10 @@ def _close_database_pools():
         connection.close_all()
 
 
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
 def pytest_sessionfinish(session, exitstatus):
     backend.drop_databases()
+    backend.stop_server()
 
 
 @pytest.fixture

@@ -169,6 +169,17 @@ def drop_namespaces(url: str) -> None:
         conn.execute("DELETE FROM graphlore.namespaces")
 
 
+def stop_server() -> None:
+    """Stop and delete the server this process started, at the end of its test session rather than at exit: a
+    pytest-xdist worker may end without running its exit hooks, and a fresh-clone CI run once left one running."""
+    global _server, _url
+    with _lock:
+        if _server is not None:
+            _server.cleanup()
+            _server, _url = None, None
+            _made.clear()
+
+
 def drop_databases() -> None:
     """Close this process's pools, then drop the databases it made (for a server given by URL; a started
     one is stopped and deleted whole at exit)."""
