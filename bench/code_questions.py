@@ -1600,6 +1600,60 @@ PLANS = {
     "eod-32": lambda a: top_symbols(a, "decide whether the payment succeeds", "Payment.API"),
     "eod-33": lambda a: search_everywhere(a, "check whether there is enough stock for the order items"),
     "eod-34": lambda a: implementations(a, "IIntegrationEventHandler"),
+    # traffic-control (EdwinVW/dapr-traffic-control, blind set, session 14): written from the questions' words and SKILL.md
+    # after the key's commit, before any run (run with --system-dir traffic-control=/tmp/trafficcontrol); services as SKILL.md
+    # names them: a .csproj's file name (TrafficControlService, FineCollectionService, VehicleRegistrationService, Simulation,
+    # VisualSimulation); the Dapr app-ids the questions use (trafficcontrolservice, ...) are the same names in lower case; a
+    # Dapr pub/sub topic is `<pubsub component>/<topic>` (pubsub/speedingviolations); SKILL.md says nothing of MQTT or Dapr
+    # input bindings, so the MQTT questions use the generic moves (listeners by topic, callers of the route) and measure that
+    "tc-01": lambda a: callers_of_route(a, "GET /vehicleinfo/{licenseNumber}", 2, "VehicleRegistrationService"),
+    "tc-02": lambda a: listeners_of(a, "pubsub/speedingviolations"),
+    "tc-03": lambda a: callers_of_route(a, "POST /entrycam", 2, "TrafficControlService"),
+    "tc-04": lambda a: listeners_of(a, "trafficcontrol/exitcam"),
+    "tc-05": lambda a: search_everywhere(a, "handle messages that end up on the dead-letter topic"),
+    "tc-06": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "camera simulation registers a vehicle exit", "Simulation")["nodes"]),
+    "tc-07": lambda a: (lambda owners: {"paths": [owners + [n for o in owners for n in downstream(a, o, 8)]]})(
+        [o.node.id for p in a("find", kind="producer", filter={"topic": "pubsub/speedingviolations"}, limit=10).results
+         for o in a("neighbors", id=p.id, edge_types=["PRODUCER_DECLARED_BY"]).neighbors]),
+    "tc-08": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "collect a fine for a speeding violation", "FineCollectionService")["nodes"]),
+    "tc-09": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
+        top_symbols(a, "camera simulation registers a vehicle entry", "Simulation")["nodes"]),
+    "tc-10": lambda a: callers_of_route(a, "GET /vehicleinfo/{licenseNumber}", 3, "VehicleRegistrationService"),
+    "tc-11": lambda a: {"nodes": listeners_of(a, "pubsub/speedingviolations")["nodes"]
+                        + consumers_of_event(a, "TrafficControlService", "speedingviolations")["nodes"]},
+    "tc-12": lambda a: {"nodes": callers_of_every(a, "VehicleRegistered", 2)["nodes"]
+                        + consumers_of_producers(a, "Simulation")["nodes"]},
+    "tc-13": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.kind == "http" and x.match == "cross_service"]},
+    "tc-14": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.kind == "async" and x.match in ("cross_service", "intra_service")]},
+    "tc-15": lambda a: (lambda drawn: {"services": sorted(
+        s.name for s in a("find", kind="microservice", filter={"deployable": True}, limit=100).results
+        if s.name not in {x.source for x in drawn.links if x.kind == "http" and x.target in drawn.services
+                          and x.target != x.source})})(a("service_map")),
+    "tc-16": lambda a: calls_from(a, "TrafficControlService"),
+    "tc-17": lambda a: {"routes": served_endpoints(a, "FineCollectionService", grpc=False)},
+    "tc-18": lambda a: {"routes": served_endpoints(a, "TrafficControlService", grpc=False)},
+    "tc-19": lambda a: {"routes": served_endpoints(a, "VehicleRegistrationService")},
+    "tc-20": lambda a: messaging_settings(a, "TrafficControlService"),
+    "tc-21": lambda a: service_config_and_code(a, "TrafficControlService", "save the vehicle state in the state store"),
+    "tc-22": lambda a: {**service_config_and_code(a, "Simulation", "connect to the MQTT broker"),
+                        **describe_named(a, "TrafficControlService", "microservice")},
+    "tc-23": lambda a: service_config_and_code(a, "FineCollectionService", "fine calculator license key from the secret store"),
+    "tc-24": lambda a: client_callers_of_route(a, "POST /collectfine", "FineCollectionService"),
+    "tc-25": lambda a: {"found": [r.id for r in a("find", kind="producer", filter={"topic": "pubsub/deadletters"},
+                                                  limit=20).results]},
+    "tc-26": lambda a: {"found": [r.id for r in a("find", kind="route", filter={
+        "microservice": "VehicleRegistrationService", "framework": "dapr_pubsub"}, limit=50).results]},
+    "tc-27": lambda a: {"found": [x.id for kind in ("client", "producer", "route")
+                                  for x in a("find", kind=kind, limit=500).results if "assist" in (x.label or "").lower()]},
+    "tc-28": lambda a: {"found": served_endpoints(a, "Simulation", grpc=False)},
+    "tc-29": lambda a: top_symbols(a, "decide whether a vehicle was speeding", "TrafficControlService"),
+    "tc-30": lambda a: top_symbols(a, "calculate the amount of a speeding fine", "FineCollectionService"),
+    "tc-31": lambda a: search_everywhere(a, "compose and send the speeding ticket e-mail"),
+    "tc-32": lambda a: implementations(a, "ITrafficControlService", "Simulation"),
 }
 
 
