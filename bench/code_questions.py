@@ -1654,6 +1654,69 @@ PLANS = {
     "tc-30": lambda a: top_symbols(a, "calculate the amount of a speeding fine", "FineCollectionService"),
     "tc-31": lambda a: search_everywhere(a, "compose and send the speeding ticket e-mail"),
     "tc-32": lambda a: implementations(a, "ITrafficControlService", "Simulation"),
+    # nestms (Denrox/nestjs-microservices-example, nestms blind set, session 14): written from the questions' words and
+    # SKILL.md after the key's commits, before any run (run with --system-dir nestms=/tmp/nestms); services as SKILL.md names
+    # them: their package.json names (gateway, user, token, task, permission, mailer), the same as their folders and compose
+    # services. SKILL.md says nothing of NestJS microservices (ClientProxy.send, @MessagePattern over TCP), so the plans use
+    # the generic moves for messages (producers and listener routes by topic, the pattern being the topic), routes,
+    # service_map, impact and search, and the set measures whether those see the message patterns.
+    "nm-01": lambda a: senders_of(a, "user_get_by_id"),
+    "nm-02": lambda a: senders_of(a, "token_create"),
+    "nm-03": lambda a: callers_of_service(a, "permission", 1),
+    "nm-04": lambda a: senders_of(a, "mail_send"),
+    "nm-05": lambda a: senders_of(a, "task_delete_by_id"),
+    "nm-06": lambda a: {"paths": [downstream(a, a.one("POST /users", "gateway", "route"), 10)]},
+    "nm-07": lambda a: {"paths": [downstream(a, a.one("GET /tasks", "gateway", "route"), 8)]},
+    "nm-08": lambda a: {"paths": [downstream(a, a.one("POST /users/login", "gateway", "route"), 8)]},
+    "nm-09": lambda a: {"paths": [downstream(a, a.one("GET /users/confirm/{link}", "gateway", "route"), 8)]},
+    "nm-10": lambda a: {"nodes": [n for r in a("find", kind="route", filter={"topic": "token_decode"}, limit=20).results
+                                  for n in a.upstream(r.id, 3)]},
+    "nm-11": lambda a: {"nodes": [n for r in a("find", kind="route", filter={"topic": "user_get_by_id"}, limit=20).results
+                                  for n in a.upstream(r.id, 3)]},
+    "nm-12": lambda a: callers_of(a, "TaskService.findTaskById", "task", 3),
+    "nm-13": lambda a: calls_from(a, "gateway"),
+    "nm-14": lambda a: calls_from(a, "user"),
+    "nm-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "nm-16": lambda a: calls_to(a, "user"),
+    "nm-17": lambda a: {"routes": served_endpoints(a, "gateway", grpc=False)},
+    "nm-18": lambda a: (lambda secured: {"routes": [
+        r.label for r in a("find", kind="route", filter={"microservice": "gateway"}, limit=500).results
+        if r.label.split(" ", 1)[0] in {"GET", "POST", "PUT", "DELETE", "PATCH", "ANY"}
+        and any(h.node.id in secured for h in a("neighbors", id=r.id, edge_types=["EXPOSED_BY"]).neighbors)]})(
+        {s.id for s in a("find", kind="symbol", filter={"microservice": "gateway", "annotation": "Authorization"},
+                         limit=100).results}),
+    "nm-19": lambda a: (lambda secured: {"routes": [
+        r.label for r in a("find", kind="route", filter={"microservice": "gateway"}, limit=500).results
+        if r.label.split(" ", 1)[0] in {"GET", "POST", "PUT", "DELETE", "PATCH", "ANY"}
+        and not any(h.node.id in secured for h in a("neighbors", id=r.id, edge_types=["EXPOSED_BY"]).neighbors)]})(
+        {s.id for s in a("find", kind="symbol", filter={"microservice": "gateway", "annotation": "Authorization"},
+                         limit=100).results}),
+    "nm-20": lambda a: service_config_and_code(a, "gateway", "task service host and port"),
+    "nm-21": lambda a: service_config_and_code(a, "user", "port the user microservice listens on"),
+    "nm-22": lambda a: service_config_and_code(a, "mailer", "send the e-mail unless mail is disabled"),
+    "nm-23": lambda a: (lambda hits: ([a("describe", id=h.node.id, include_source=True) for h in hits],
+                                      [describe_named(a, h.node.microservice, "microservice") for h in hits[:1]], {})[-1])(
+        a("search", query="MongoDB connection URI", kind="symbol", limit=3).results),
+    "nm-24": lambda a: {"found": served_endpoints(a, "user", grpc=False)},
+    "nm-25": lambda a: {"found": [s.id for s in a("find", kind="symbol", filter={"annotation": "EventPattern"},
+                                                  limit=20).results]
+                        + [h.node.id for h in a("search", query="ClientProxy emit event", kind="symbol", limit=10).results
+                           if "emit" in (h.node.label or "").lower()]},
+    "nm-26": lambda a: (lambda node: {"found": [n.node.id for n in a("neighbors", id=node, edge_types=["CALLED_BY"]).neighbors]
+                                      if node else []})(a.one("TaskService.updateTaskById", "task")),
+    "nm-27": lambda a: {"found": [s.id for s in a("find", kind="symbol", filter={"microservice": "gateway",
+                                                                                   "annotation": "Permission"},
+                                                  limit=100).results
+                                  if any(p in str(a("describe", id=s.id)) for p in ("user_confirm", "user_get_by_id"))]},
+    "nm-28": lambda a: {"found": [(s, t) for s, t, m in a.links("permission") if s == "permission" and m == "cross_service"]
+                        + [x.id for x in a("find", kind="symbol", filter={"microservice": "permission"}, limit=500).results
+                           if any(w in ((x.label or "") + " " + (x.file or "")).lower() for w in ("mongo", "schema"))]},
+    "nm-29": lambda a: top_symbols(a, "hash the user's password", "user"),
+    "nm-30": lambda a: top_symbols(a, "create and sign a JWT token with its secret", "token"),
+    "nm-31": lambda a: search_everywhere(a, "forbid the task permissions to a user who has not confirmed the e-mail"),
+    "nm-32": lambda a: {"nodes": [h.node.id for r in a("find", kind="route", filter={"microservice": "user"}, limit=100).results
+                                  for h in a("neighbors", id=r.id, edge_types=["EXPOSED_BY"]).neighbors]},
+    "nm-33": lambda a: implementations(a, "CanActivate"),
 }
 
 
