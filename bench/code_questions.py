@@ -1717,6 +1717,50 @@ PLANS = {
     "nm-32": lambda a: {"nodes": [h.node.id for r in a("find", kind="route", filter={"microservice": "user"}, limit=100).results
                                   for h in a("neighbors", id=r.id, edge_types=["EXPOSED_BY"]).neighbors]},
     "nm-33": lambda a: implementations(a, "CanActivate"),
+    # piomin-ms (piomin/sample-spring-microservices-new, session 14 blind set): written from the questions' words and
+    # SKILL.md after the key's commits, before any run (run with --system-dir piomin-ms=/tmp/piomin); services by their
+    # spring.application.name (employee-service, department-service, organization-service, gateway-service; the Maven
+    # reactor has several members that declare one, so each is its own service); the gateway's routes live in the config
+    # server's YAML (config-service/src/main/resources/config/gateway-service.yml)
+    "psm-01": lambda a: callers_of_route(a, "GET /department/{departmentId}", 2, "employee-service"),
+    "psm-02": lambda a: callers_of_route(a, "GET /organization/{organizationId}", 2, "department-service"),
+    "psm-03": lambda a: callers_of_route(a, "GET /organization/{organizationId}", 2, "employee-service"),
+    "psm-04": lambda a: callers_of_route(a, "GET /organization/{organizationId}/with-employees", 2, "department-service"),
+    "psm-05": lambda a: callers_of_service(a, "employee-service"),
+    "psm-06": lambda a: {"paths": [downstream(a, a.one("GET /{id}/with-departments-and-employees", "organization-service",
+                                                       "route"), 10)]},
+    "psm-07": lambda a: {"paths": [downstream(a, a.route_named("gateway-service", "/organization"), 8)]},
+    "psm-08": lambda a: {"paths": [downstream(a, a.one("GET /organization/{organizationId}/with-employees",
+                                                       "department-service", "route"), 6)]},
+    "psm-09": lambda a: {"paths": [downstream(a, a.one("GET /{id}/with-departments", "organization-service", "route"), 6)]},
+    "psm-10": lambda a: callers_of_route(a, "GET /department/{departmentId}", 4, "employee-service"),
+    "psm-11": lambda a: callers_of_route(a, "GET /organization/{organizationId}", 3, "department-service"),
+    "psm-12": lambda a: callers_of(a, "EmployeeRepository.findByOrganization", "employee-service", 4),
+    "psm-13": lambda a: calls_from(a, "organization-service"),
+    "psm-14": lambda a: calls_from(a, "gateway-service"),
+    "psm-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "psm-16": lambda a: calls_to(a, "department-service"),
+    "psm-17": lambda a: {"routes": served_endpoints(a, "organization-service", grpc=False)},
+    "psm-18": lambda a: {"routes": served_endpoints(a, "employee-service", grpc=False)},
+    "psm-19": lambda a: {"routes": served_endpoints(a, "gateway-service", grpc=False)},
+    "psm-20": lambda a: {**describe_named(a, "gateway-service", "microservice"),
+                         **describe_route_named(a, "gateway-service", "/employee"),
+                         **describe_named(a, "config-service", "microservice")},
+    "psm-21": lambda a: describe_named(a, "employee-service", "microservice"),
+    "psm-22": lambda a: {**config_of_clients(a, "organization-service", target_service="department-service"),
+                         **describe_named(a, "organization-service", "microservice")},
+    "psm-23": lambda a: (lambda _: {})([a("describe", id=s.id) for s in a(
+        "find", kind="microservice", filter={"deployable": True}, limit=20).results]),
+    "psm-24": lambda a: callers_of_routes_named(a, "organization-service", ("/",), code_only=True),
+    "psm-25": lambda a: {"found": calls_from(a, "employee-service")["pairs"]},
+    "psm-26": lambda a: client_callers_of_route(a, "POST /", "employee-service"),
+    "psm-27": lambda a: {"found": [1] * a.total("producer") + [r.id for r in a("find", kind="route", limit=500).results
+                                                               if r.label.split(" ", 1)[0] not in {
+        "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "grpc"}]},
+    "psm-28": lambda a: client_callers_of_route(a, "GET /{id}", "department-service"),
+    "psm-29": lambda a: top_symbols(a, "store a new employee and assign its id", "employee-service"),
+    "psm-30": lambda a: search_everywhere(a, "create the initial sample organizations, departments and employees"),
+    "psm-31": lambda a: top_symbols(a, "build the list of API docs for the Swagger UI from the gateway routes", "gateway-service"),
 }
 
 
