@@ -330,6 +330,18 @@ def test_ctrl_c_while_the_server_waits_for_a_terminals_next_line_stops_it(tmp_pa
     assert proc.returncode == 130 and b"interrupted:" in err
 
 
+def test_ctrl_c_outside_a_commands_work_says_what_was_kept_and_how_to_go_on():
+    """Ctrl-C may land before a command's work begins (while its modules load or its store opens), where no tool
+    can say what it kept: the general line still names the way on, as every other interrupted line does."""
+    code = ("from graphlore.adapters import cli\n"
+            "def invoke():\n    raise KeyboardInterrupt\n"
+            "cli.run(invoke)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 130
+    assert proc.stderr.decode().strip() == ("interrupted: nothing was written by the step under way (each write is "
+                                            "one transaction); run the command again to go on")
+
+
 def every_command(command: click.Command, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
     """Every command of the tree, groups included (``graphlore``, ``graphlore facts relation``...), with its path."""
     if not isinstance(command, click.Group):

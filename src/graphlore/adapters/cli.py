@@ -592,7 +592,8 @@ def run(invoke: Callable[[], Any]) -> int:
     except Stopped as stop:
         return _interrupted(stop.line)
     except (KeyboardInterrupt, click.Abort, Cancelled):
-        return _interrupted("nothing was written by the step under way (each write is one transaction)")
+        return _interrupted("nothing was written by the step under way (each write is one transaction); run the "
+                            "command again to go on")
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         return _fail(InvalidInput(f"{exc.format_message()}{hint}"))
