@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -105,16 +106,20 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-MODULES = {module_name(p): runtime_imports(p) for p in source_files()}
+@functools.cache
+def modules() -> dict[str, set[str]]:
+    """graphlore module -> what it imports at run time; read when a test first asks, not at collection (every
+    worker of a parallel run collects this file, and reading the whole tree costs seconds)."""
+    return {module_name(p): runtime_imports(p) for p in source_files()}
 
 
 def offenders(importer_prefix: str, forbidden: callable) -> list[str]:
-    return sorted(f"{m} imports {i}" for m, imports in MODULES.items() if m.startswith(importer_prefix)
+    return sorted(f"{m} imports {i}" for m, imports in modules().items() if m.startswith(importer_prefix)
                   for i in imports if forbidden(m, i))
 
 
 def test_the_source_tree_was_read():
-    assert len(MODULES) > 30 and "graphlore.store.sqlite.store" in MODULES
+    assert len(modules()) > 30 and "graphlore.store.sqlite.store" in modules()
 
 
 def test_toolsets_never_import_each_other_or_an_adapter():
@@ -141,7 +146,7 @@ def test_store_and_search_never_import_toolsets_adapters_or_the_embedder():
 def test_the_core_never_imports_a_toolset_or_an_adapter():
     core = ("graphlore.config", "graphlore.contract", "graphlore.errors", "graphlore.runtime", "graphlore.tools",
             "graphlore.embedding", "graphlore.llm", "graphlore.endpoint", "graphlore.render", "graphlore.watch")
-    bad = [f"{m} imports {i}" for m in core for i in MODULES[m]
+    bad = [f"{m} imports {i}" for m in core for i in modules()[m]
            if i.startswith(("graphlore.toolsets.", "graphlore.adapters"))]
     assert bad == []
 
@@ -197,7 +202,7 @@ def _holds_code(path: Path) -> bool:
 def _code_module(imported: str) -> str | None:
     """The code toolset module an import names (``a.b.C`` -> ``a.b`` when ``a.b`` is the module)."""
     while imported.startswith(CODE):
-        if imported in MODULES:
+        if imported in modules():
             return imported
         imported = imported.rpartition(".")[0]
     return None
@@ -226,7 +231,7 @@ def test_code_packages_import_only_the_packages_above_them():
         part = module[len(CODE) + 1:].split(".")[0]
         return CODE_LAYERS.index(part) if part in CODE_LAYERS else len(CODE_LAYERS)
 
-    bad = [f"{m} imports {i}" for m, imports in MODULES.items() if m.startswith(CODE + ".")
+    bad = [f"{m} imports {i}" for m, imports in modules().items() if m.startswith(CODE + ".")
            for i in imports if i.startswith(CODE + ".") and layer(i) > layer(m)]
     assert bad == []
 
@@ -255,7 +260,7 @@ def test_the_code_toolset_has_no_import_cycle():
                                            if (SRC.parent / (m.replace(".", "/") + ".py")).exists()
                                            else SRC.parent / m.replace(".", "/") / "__init__.py", type_checking=True)
                  if (c := _code_module(i)) is not None and c != m}
-             for m in MODULES if m == CODE or m.startswith(CODE + ".")}
+             for m in modules() if m == CODE or m.startswith(CODE + ".")}
     cycles: list[list[str]] = []
     state: dict[str, int] = {}   # 1: on the current path, 2: done
 
