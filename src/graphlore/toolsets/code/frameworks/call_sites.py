@@ -3,7 +3,8 @@
 A client whose URL is not fully known, in a method whose parameters may give it (``private String get(String
 path) { return rest.getForObject(BASE + path, String.class); }``), is read again once per call site of that
 method in the project, the method's parameters bound to what the site passes (folded where the site is: its
-constants, its locals, and its own parameters when it is itself called through). Where that gives a URL with
+constants, its locals, and its own parameters when it is itself called through; a project enum's constant stays that
+constant, so ``target.getServiceName()`` in the wrapper reads its value, `JavaFolder.enum_method`). Where that gives a URL with
 more known text, the site becomes a client of its own (in the caller's symbol, file, line and service, `Item.written` naming the
 wrapper), linked by the usual rules; the wrapper's own client stays as it was (its URL is the caller's to give).
 
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ..languages.folding import Folded, has_unknown
-from ..languages.java.constants import JavaConstants, JavaFolder
+from ..languages.java.constants import JavaConstants, JavaFolder, enum_constant
 from ..languages.symbols import Bound
 from ..model import CallFact, SymbolFact
 from ..services.endpoints import Item
@@ -198,13 +199,23 @@ def _context(project: Project, consts: JavaConstants, chain: list[Site]) -> dict
         here = JavaFile(site.bound, consts, project.values(site.bound.ctx.module))
         token = CALL_SITE.set(context)
         try:
-            bindings = tuple((sym.params[i][0], here.fold(site.call.args[i], site.call.owner.partition("#")[0],
-                                                          site.call.owner, site.call.line))
+            bindings = tuple((sym.params[i][0], _argument(here, consts, site, i))
                              for i in _bindable(site.wrapper, site.method) if i < len(site.call.args))
         finally:
             CALL_SITE.reset(token)
         context = {**context, (site.wrapper.path, sym.key): bindings}
     return context
+
+
+def _argument(here: JavaFile, consts: JavaConstants, site: Site, index: int) -> Folded:
+    """What ``site`` passes for the wrapper's parameter ``index``, folded where the site is; a project enum's constant
+    (``call(Target.ORDERS, "/x")``, or a parameter of the caller a site around it binds to one) stays that constant,
+    for the wrapper's ``target.getServiceName()`` to read (`JavaFolder.enum_method`)."""
+    written, class_key = site.call.args[index].strip(), site.call.owner.partition("#")[0]
+    named = JavaFolder(consts, site.bound.facts, class_key).enum_named(written) if "." in written else None
+    if named is not None:
+        return enum_constant(*named)
+    return here.fold(written, class_key, site.call.owner, site.call.line, keep_enums=True)
 
 
 class _Sites:

@@ -11,7 +11,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ..languages.folding import Folded, Scope, array_items, literal
-from ..languages.java.constants import JavaConstants, JavaFolder
+from ..languages.java.constants import JavaConstants, JavaFolder, without_enum_constants
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts, SymbolFact
 from ..services.discovery import stork_placeholders
@@ -84,9 +84,11 @@ class JavaFile:
     def facts(self) -> FileFacts:
         return self.bound.facts
 
-    def fold(self, expr: str | None, class_key: str, owner: str | None = None, line: int = 0) -> Folded:
+    def fold(self, expr: str | None, class_key: str, owner: str | None = None, line: int = 0,
+             keep_enums: bool = False) -> Folded:
         """A Java expression folded in ``class_key`` (given the calling symbol and line, with its locals), then its
-        placeholders resolved with the module's values."""
+        placeholders resolved with the module's values. An enum constant a call site passes (`enum_constant`) stays
+        one only for ``keep_enums`` (a call site's argument handed on to the next wrapper), else an unknown part."""
         if expr is None:
             return literal("")
         if self.facts.language != "java":
@@ -97,7 +99,8 @@ class JavaFile:
             bindings = (CALL_SITE.get() or {}).get((self.facts.path, owner))
             if bindings:
                 folder.scope = Scope(self.facts, owner, line, bindings)
-        return self.settle(folder.fold(expr))
+        value = folder.fold(expr)
+        return self.settle(value if keep_enums else without_enum_constants(value))
 
     def settle(self, value: Folded) -> Folded:
         if "${" not in value.text:

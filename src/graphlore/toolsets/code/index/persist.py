@@ -241,7 +241,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: no entry point there: one service for the whole module, its files' contexts with it).
 #: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
-FORMAT = 77
+#: 78: a Java wrapper's call site that passes a project enum's constant for a parameter binds it as that constant, so
+#: ``target.getServiceName()`` in the wrapper reads the constant's constructor argument (``Type.C.getter()`` too):
+#: format 77 made no client of such a site (its service unknown).
+FORMAT = 78
 
 
 def _context(values: list) -> FileContext:

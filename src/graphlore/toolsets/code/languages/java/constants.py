@@ -8,7 +8,11 @@ the call's arguments), ``System.getenv("X")``, the getters of a ``@Configuration
 SmallRye ``@ConfigMapping`` interface (``config.villain().clientBaseUrl()`` is ``${prefix.villain.client-base-url}``,
 or its ``@WithName``; a ``@WithDefault`` its default), a Lombok getter of another project class (the field it
 gets), a Spring ``UriComponentsBuilder`` chain (``fromUriString(base).path("/x")...toUri()``), and a service
-looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.choose("orders")``: ``lb://orders``)."""
+looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.choose("orders")``, Eureka's
+``getNextServerFromEureka("orders", false)``: ``lb://orders``; its ``getHomePageUrl()`` ``lb://orders/``, its
+``getHostName()`` ``orders``), and
+a method of a project enum's constant (``Target.ORDERS.getServiceName()``, or ``target.getServiceName()`` on a
+parameter a wrapper's call site binds to the constant: the constructor argument its getter's field is set from)."""
 
 from __future__ import annotations
 
@@ -47,9 +51,20 @@ SAME_TEXT = frozenset({"toInt", "toLong", "toIntOrNull", "toLongOrNull"})
 #: (receiver type, method): looking a service instance up by its name
 LOOKUPS = {("DiscoveryClient", "getInstances"), ("ReactiveDiscoveryClient", "getInstances"),
            ("LoadBalancerClient", "choose"), ("ReactiveLoadBalancer", "choose"), ("ServiceInstanceChooser", "choose")}
+#: Netflix Eureka's lookups by a service's virtual host name (Spring Cloud's default: ``spring.application.name``),
+#: its second argument whether to ask for the secure port: ``eurekaClient.getNextServerFromEureka("orders", false)``
+EUREKA_LOOKUPS = {("EurekaClient", "getNextServerFromEureka"), ("DiscoveryClient", "getNextServerFromEureka"),
+                  ("EurekaClient", "getInstancesByVipAddress"), ("DiscoveryClient", "getInstancesByVipAddress")}
+#: an Eureka ``InstanceInfo``'s methods that give the instance's host (``getHostName``, ``getIPAddr``) or its URL with
+#: a slash after the address (``getHomePageUrl``: ``http://host:port/``)
+_EUREKA_HOST = frozenset({"getHostName", "getIPAddr"})
 #: methods of a looked-up instance (or a list of them) that keep its address
 INSTANCE_METHODS = frozenset({"get", "getUri", "toString", "blockFirst", "block", "getFirst"})
 _CONFIG = "\x05"
+#: an enum constant a call site passes for a wrapper's parameter (`enum_constant`): read through its methods
+#: (``target.getServiceName()``, ``target.name()``), never as text (`without_enum_constants`)
+_ENUM = "\x06"
+_ENUM_VALUE = re.compile(f"{_ENUM}([^{_ENUM}\x1d]*)\x1d([^{_ENUM}]*){_ENUM}")
 #: Spring's ``UriComponentsBuilder`` factories (the simple name, or the qualified one): the URL their argument
 #: gives (``fromPath``: a path alone), extended by the builder methods chained on it (`_URI_SAME`, ``path``,
 #: ``pathSegment``)
@@ -82,6 +97,8 @@ class JavaConstants:
         #: fields injected with ``@Value("${...}")``: their value is that placeholder
         self.injected: dict[str, tuple[str, FileFacts, str]] = {}
         self.types: set[str] = set()
+        #: enum fqn -> (its file, its key there): the constants a call site passes for a parameter (`enum_method`)
+        self.enums: dict[str, tuple[FileFacts, str]] = {}
         #: ``@ConfigurationProperties`` classes: fqn -> prefix
         self.properties: dict[str, str] = {}
         #: type fqn -> field (or record component) -> its type as written
@@ -140,6 +157,8 @@ class JavaConstants:
                         self.shared_types.add(owner)
                 if sym.kind in ("class", "interface", "enum", "record", "annotation"):
                     self.types.add(fqn)
+                    if sym.kind == "enum":
+                        self.enums[fqn] = (bound.facts, sym.key)
                     config = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "ConfigurationProperties"),
                                   None)
                     mapping = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "ConfigMapping"), None)
@@ -404,6 +423,9 @@ class JavaFolder(Folder):
         if found is not None:
             return found
         head, dot, method = name.rpartition(".")
+        named = self.enum_named(head) if dot else None
+        if named is not None:
+            return self.enum_method(*named, method, args)
         field = head.startswith("this.") and "." not in head[5:]   # this.props.getUrl(): the field's, never a local's
         if not dot or head == "this":
             found = self.returned(method, args)
@@ -425,7 +447,8 @@ class JavaFolder(Folder):
             found = self.lombok_getter(fqn, method) if fqn and not args else None
             if found is not None:
                 return found
-            if (written.rsplit(".", 1)[-1], method) in LOOKUPS and len(args) == 1:
+            if (written.rsplit(".", 1)[-1], method) in LOOKUPS and len(args) == 1 or \
+                    (written.rsplit(".", 1)[-1], method) in EUREKA_LOOKUPS and len(args) == 2:
                 service = self.fold_tokens(args[0])
                 if service.known:
                     return literal(f"lb://{service.text}")
@@ -452,6 +475,10 @@ class JavaFolder(Folder):
             return self.property(fqn, prefix, method)
         if value.known and value.text.startswith("lb://") and method in INSTANCE_METHODS:
             return value
+        if value.known and value.text.startswith("lb://") and not args and method in _EUREKA_HOST:
+            return literal(value.text.removeprefix("lb://"))   # "http://" + info.getHostName() + ..: the name
+        if value.known and value.text.startswith("lb://") and not args and method == "getHomePageUrl":
+            return value + literal("/")
         if method in TEXT_OF and not args:   # a URL's, a string's or a number's text is what was folded
             return value
         return super().chained(value, method, args)
@@ -559,6 +586,54 @@ class JavaFolder(Folder):
             return None
         return self.constant(f"{fqn}#{field}")
 
+    def enum_named(self, head: str) -> tuple[str, str] | None:
+        """The project enum constant ``head`` names: (the enum's fqn, the constant), written ``Type.CONSTANT`` or a
+        parameter a call site binds to one (`enum_constant`); None otherwise."""
+        if "." not in head:
+            if self.scope is None or all(bound != head for bound, _ in self.scope.bindings):
+                return None
+            found = _ENUM_VALUE.fullmatch(self.fold_tokens([("name", head)]).text)
+            return (found.group(1), found.group(2)) if found else None
+        written, _, constant = head.rpartition(".")
+        fqn = self.type_fqn(written) if re.fullmatch(r"[A-Z][A-Z0-9_]*", constant) else None
+        if fqn is None or fqn not in self.constants.enums:
+            return None
+        facts, key = self.constants.enums[fqn]
+        return (fqn, constant) if _enum_constant_symbol(facts, key, constant) is not None else None
+
+    def enum_method(self, fqn: str, constant: str, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        """``CONSTANT.method()`` of a project enum: ``name()`` is the constant's name; a method of the enum without
+        parameters that returns one of its fields, which its one constructor of that many parameters assigns from a
+        parameter, is the constant's argument there (``ORDERS("orders-service")``: ``getServiceName()`` is
+        ``"orders-service"``). Anything else (a constant with a body of its own, an overload, a getter that computes)
+        is not read: unknown, saying why."""
+        facts, key = self.constants.enums[fqn]
+        written = f"{fqn.rsplit('.', 1)[-1]}.{constant}"
+        sym = _enum_constant_symbol(facts, key, constant)
+        if sym is None or args:
+            return unknown(f"the result of {written}.{method}(...)")
+        if method == "name":
+            return literal(constant)
+        if _may_have_body(facts, key, sym):
+            return unknown(f"{written} may have a body of its own (it spans lines {sym.line_start}-{sym.line_end}): "
+                           f"what its {method}() returns is not read")
+        values = sym.extra.get("args") or []
+        assigns = facts.extra.get("assigns", {})
+        getters = [s for s in facts.symbols if s.kind == "method" and s.parent == key and s.name == method]
+        returns = assigns.get(getters[0].key, {}).get("return") if len(getters) == 1 and not getters[0].params else None
+        field = returns[0][1][0].strip().removeprefix("this.") if returns and len(returns) == 1 and \
+            len(returns[0][1]) == 1 else ""
+        ctors = [s for s in facts.symbols if s.kind == "constructor" and s.parent == key and len(s.params) == len(values)]
+        if not re.fullmatch(r"[A-Za-z_$][\w$]*", field) or len(ctors) != 1:
+            return unknown(f"what {written}.{method}() returns is not read (no getter of a field its constructor sets)")
+        set_by = [exprs for name in (f"this.{field}", field) for _, exprs in assigns.get(ctors[0].key, {}).get(name, [])]
+        params = [name for name, _ in ctors[0].params]
+        if len(set_by) != 1 or len(set_by[0]) != 1 or set_by[0][0].strip() not in params:
+            return unknown(f"what {written}.{method}() returns is not read ({field} is not set from one constructor "
+                           "parameter)")
+        value = values[params.index(set_by[0][0].strip())]
+        return JavaFolder(self.constants, facts, key).with_depth(self.depth + 1).fold(value)
+
     def returned(self, method: str, args: list[list[tuple[str, str]]]) -> Folded | None:
         """What a method of the class returns, its parameters bound to the arguments (None: not one method)."""
         if self.scope is None or self.depth > 8:
@@ -589,6 +664,34 @@ class JavaFolder(Folder):
         if method == "formatted":
             return format_java(template, [self.fold_tokens(a) for a in args])
         return super().method_of_string(template, method, args)
+
+
+def enum_constant(fqn: str, constant: str) -> Folded:
+    """The value a call site passes for a parameter when it passes a project enum's constant (`frameworks.call_sites`):
+    read through the constant's methods (`JavaFolder.enum_method`), never as text."""
+    return Folded(f"{_ENUM}{fqn}\x1d{constant}{_ENUM}", False,
+                  (f"{fqn.rsplit('.', 1)[-1]}.{constant} is an enum constant: its text is not read",))
+
+
+def without_enum_constants(value: Folded) -> Folded:
+    """``value`` with each enum constant (`enum_constant`) left in it as an unknown part."""
+    if _ENUM not in value.text:
+        return value
+    return Folded(_ENUM_VALUE.sub(UNKNOWN, value.text), False, value.why, value.settings)
+
+
+def _enum_constant_symbol(facts: FileFacts, key: str, constant: str) -> SymbolFact | None:
+    return next((s for s in facts.symbols if s.key == f"{key}#{constant}" and "enum_constant" in s.modifiers), None)
+
+
+def _may_have_body(facts: FileFacts, key: str, constant: SymbolFact) -> bool:
+    """Whether an enum constant may have a class body of its own, which may override the enum's methods: it spans
+    several lines, or something of the enum's own scope (a body's ``return``: no symbol of the facts) is written on
+    its line."""
+    if constant.line_end > constant.line_start:
+        return True
+    own = facts.extra.get("assigns", {}).get(key, {})
+    return any(line == constant.line_start for entries in own.values() for line, _ in entries)
 
 
 def _join_path(base: Folded, path: Folded) -> Folded:
