@@ -243,6 +243,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
 #: 78: Go's generated gRPC names (``RegisterReaderServiceServer``, ``NewReaderServiceClient``) name the service a
 #: ``.proto`` declares in another spelling (``service readerService``, ``order_service``); format 77 left it unknown.
+#: Its microservices' viper lines are read per service (own ``Config`` struct and config file).
 FORMAT = 78
 
 
