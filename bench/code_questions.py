@@ -1510,9 +1510,9 @@ PLANS = {
     "gcq-04": lambda a: (lambda found: {"nodes": found["nodes"] + [n for x in found["nodes"] for n in downstream(a, x, 2)]})(
         listeners_of(a, "product_deleted")),
     "gcq-05": lambda a: senders_of(a, "product_update"),
-    "gcq-06": lambda a: {"paths": [downstream(a, a.one("POST /api/v1/products", "api_gateway_service", "route"), 12)]},
+    "gcq-06": lambda a: {"paths": [downstream(a, a.one("POST /api/v1/products", "api_gateway_service", "route"), 10)]},
     "gcq-07": lambda a: {"paths": [downstream(a, a.one("GET /api/v1/products/{id}", "api_gateway_service", "route"), 8)]},
-    "gcq-08": lambda a: {"paths": [downstream(a, a.one("DELETE /api/v1/products/{id}", "api_gateway_service", "route"), 12)]},
+    "gcq-08": lambda a: {"paths": [downstream(a, a.one("DELETE /api/v1/products/{id}", "api_gateway_service", "route"), 10)]},
     "gcq-09": lambda a: {"paths": [downstream(a, a.one("GET /api/v1/products/search", "api_gateway_service", "route"), 8)]},
     "gcq-10": lambda a: callers_of_route(a, "readerService.readerService/SearchProduct", 3, "reader_service"),
     "gcq-11": lambda a: callers_of_route(a, "readerService.readerService/GetProductById", 3, "reader_service"),

@@ -151,3 +151,98 @@ def test_a_one_field_path_counts_only_where_the_filled_struct_is_named():
     assert found is not None
     assert keys_read("func Run(cfg Config) {\n\tlisten(cfg.Port)\n}\n", found) == [("port", "Port", 2)]
     assert keys_read("func Dial(srv Server) {\n\tdial(srv.Port)\n}\n", found) == []
+
+
+_SERVICE_CONFIG = """package config
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"example.com/shop/pkg/queue"
+	"github.com/spf13/viper"
+)
+
+var configPath string
+
+func init() {
+	flag.StringVar(&configPath, "config", "", "config path")
+}
+
+type Config struct {
+	HTTP  Http          `mapstructure:"http"`
+	Queue *queue.Config `mapstructure:"queue"`
+}
+
+type Http struct {
+	Prefix string `mapstructure:"ordersPrefix"`
+}
+
+func Load() (*Config, error) {
+	if configPath == "" {
+		wd, _ := os.Getwd()
+		configPath = fmt.Sprintf("%s/{svc}/config/config.yaml", wd)
+	}
+	cfg := &Config{}
+	viper.SetConfigFile(configPath)
+	if err := viper.ReadInConfig(); err != nil {
+		return nil, err
+	}
+	err := viper.Unmarshal(cfg)
+	return cfg, err
+}
+"""
+
+_SERVICE_MAIN = """package main
+
+import (
+	"fmt"
+
+	"example.com/shop/{svc}/config"
+)
+
+func main() {
+	cfg, _ := config.Load()
+	fmt.Println(cfg.HTTP.Prefix, cfg.Queue.Group)
+}
+"""
+
+
+def test_each_service_reads_its_own_config_struct_and_the_file_its_fallback_path_names(tmp_path: Path):
+    """Two services of one module, each with a ``config`` package declaring its own ``Config`` (a pointer handed to
+    ``Unmarshal``, a field typed from a shared package), each reading the file a ``--config`` flag names, else the
+    path its code builds (``fmt.Sprintf("%s/<svc>/config/config.yaml", wd)``): each lists the values of its own
+    file only."""
+    files = {
+        "go.mod": "module example.com/shop\n\ngo 1.21\n",
+        "pkg/queue/config.go": "package queue\n\ntype Config struct {\n\tGroup string `mapstructure:\"groupID\"`\n}\n",
+        "docker-compose.yaml": "services:\n"
+        + "".join(f"  {svc}:\n    build: {{context: ., dockerfile: {svc}.Dockerfile}}\n" for svc in ("orders", "stock")),
+    }
+    for svc in ("orders", "stock"):
+        files[f"{svc}/config/config.go"] = _SERVICE_CONFIG.replace("{svc}", svc)
+        files[f"{svc}/cmd/main.go"] = _SERVICE_MAIN.replace("{svc}", svc)
+        files[f"{svc}/config/config.yaml"] = f"http:\n  ordersPrefix: /api/{svc}\nqueue:\n  groupID: {svc}-group\n"
+        files[f"{svc}.Dockerfile"] = (f"FROM golang:1.21\nCOPY . /app\nWORKDIR /app\n"
+                                      f"RUN go build -o /bin/app ./{svc}/cmd/main.go\n")
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    config = {n.name: "\n".join(n.props.get("config", [])) for n in nodes.values() if n.kind == "microservice"}
+    assert ("http.ordersprefix: no default in the code; config file orders/config/config.yaml:2 sets /api/orders; "
+            "read as HTTP.Prefix (orders/cmd/main.go:11)") in config["orders"]
+    assert "config file orders/config/config.yaml:4 sets orders-group; read as Queue.Group" in config["orders"]
+    assert "config file stock/config/config.yaml:2 sets /api/stock" in config["stock"]
+    assert "/api/stock" not in config["orders"] and "orders-group" not in config["stock"]
+
+
+def test_a_config_file_held_in_a_variable_without_a_path_in_the_code_is_no_file_read(tmp_path: Path):
+    (tmp_path / "config.yaml").write_text("http:\n  port: 80\n")
+    setup = (_IMPORT + "type Config struct {\n\tHTTP struct {\n\t\tPort int\n\t}\n}\n\n"
+             "func Load(path string) *Config {\n\tcfg := new(Config)\n\tviper.SetConfigFile(path)\n"
+             "\t_ = viper.Unmarshal(cfg)\n\treturn cfg\n}\n")
+    found = read_viper({"config.go": setup}, tmp_path)
+    assert found is not None
+    assert found.paths == {"HTTP.Port": "http.port"} and found.files == {}

@@ -244,7 +244,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 78: a Java wrapper's call site that passes a project enum's constant for a parameter binds it as that constant, so
 #: ``target.getServiceName()`` in the wrapper reads the constant's constructor argument (``Type.C.getter()`` too):
 #: format 77 made no client of such a site (its service unknown).
-FORMAT = 78
+#: 79: Go's generated gRPC names (``RegisterReaderServiceServer``, ``NewReaderServiceClient``) name the service a
+#: ``.proto`` declares in another spelling (``service readerService``, ``order_service``); format 78 left it unknown.
+#: Its microservices' viper lines are read per service (own ``Config`` struct and config file).
+FORMAT = 79
 
 
 def _context(values: list) -> FileContext:

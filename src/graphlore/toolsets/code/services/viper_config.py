@@ -5,15 +5,19 @@ does it listen on" is answered from the key's default and the deployment's varia
 **Keys read**: ``viper.GetString("a.b")`` (any ``Get*``, on ``viper`` or an instance from ``viper.New()``), and a
 field path of the struct ``viper.Unmarshal(&cfg)`` fills (``cfg.Match.Grpc.Port``: each field's key is its
 ``mapstructure:"..."`` tag, else its name, as viper matches it, case-insensitively; nested anonymous structs and
-named struct types followed; an embedded ``,squash`` field adds its fields to its parent's; a one-field path, ``cfg.Port``, only in a file that
-names the filled struct's type).
+named struct types followed, ``pkg.Name`` in the package its import names, so several ``Config`` types are told apart;
+an embedded ``,squash`` field adds its fields to its parent's; a one-field path, ``cfg.Port``, only in a file that
+names the filled struct's type; the struct handed as ``&cfg`` or as a pointer ``cfg := &Config{}``).
+**Per service**: each service's keys come from its own files and the libraries' (a service's own ``config``
+package and file, never another service's).
 **Defaults**: ``SetDefault("a.b", value)`` (the value as written; a plain string literal unquoted).
 **Environment**: ``AutomaticEnv()`` binds every key to ``PREFIX_`` (``SetEnvPrefix``) + the key upper-cased, the
 ``SetEnvKeyReplacer(strings.NewReplacer(".", "_"))`` pairs applied; ``BindEnv("a.b", "VAR")`` binds one key to
 ``VAR`` (``BindEnv("a.b")`` to the automatic name). Without either, no variable is claimed.
 **Config file**: ``SetConfigFile("path")``, or ``SetConfigName("name")`` with each ``AddConfigPath("dir")`` (``.yaml``,
 ``.yml``, ``.json``, ``.toml``), a path read from the project root and from the calling file's folder; a name held in
-a variable (a ``--config`` flag) is not followed: that file is chosen at run time.
+a variable (a ``--config`` flag) is a file only where the same file's code names one as the variable's value
+(``fmt.Sprintf("%s/orders/config/config.yaml", wd)``, the path used when no flag or variable is given).
 Not read: a partial path kept in a variable (``grpc := cfg.Match.Grpc``), keys held in variables, several viper
 instances told apart (the project's calls are read as one viper)."""
 
@@ -40,7 +44,7 @@ _AUTOMATIC = re.compile(r"\.AutomaticEnv\(\s*\)")
 _BIND = re.compile(r"\.BindEnv\(\s*" + _STRING + r"((?:\s*,\s*" + _STRING + r")*)\s*\)")
 _GET = re.compile(r"\b(\w+)\.Get(?:String|Int\w*|Uint\w*|Bool|Float64|Duration|Time|StringSlice|IntSlice"
                   r"|StringMap\w*|SizeInBytes)?\(\s*" + _STRING + r"\s*\)")
-_UNMARSHAL = re.compile(r"\.Unmarshal(?:Exact)?\(\s*&(\w+)")
+_UNMARSHAL = re.compile(r"\.Unmarshal(?:Exact)?\(\s*&?(\w+)")
 _CHAIN = re.compile(r"(?<![\w\"])\w+((?:\.[A-Z]\w*)+)")
 _TYPE = re.compile(r"^type\s+(\w+)\s+struct\s*\{", re.M)
 _TAG = re.compile(r'mapstructure:"([^"]*)"')
@@ -48,6 +52,12 @@ _CONFIG_FILE = re.compile(r"\.SetConfigFile\(\s*" + _STRING + r"\s*\)")
 _CONFIG_NAME = re.compile(r"\.SetConfigName\(\s*" + _STRING + r"\s*\)")
 _CONFIG_PATH = re.compile(r"\.AddConfigPath\(\s*" + _STRING + r"\s*\)")
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+_CONFIG_FILE_HELD = re.compile(r"\.SetConfigFile\(\s*\w+\s*\)")
+#: a string literal naming a config file, after a ``%s/`` (``fmt.Sprintf("%s/api/config.yaml", wd)``) or ``./``
+_CONFIG_LITERAL = re.compile(r'"(?:%[sv]/|\./)?([\w./-]+\.(?:ya?ml|json|toml))"')
+_IMPORTED = re.compile(r'^\s*(?:import\s+)?(?:(\w+)\s+)?"([\w.\-/]+)"\s*$', re.M)
+#: struct types by name: (the folder of the file declaring it, its body)
+Structs = dict[str, list[tuple[str, str]]]
 
 
 @dataclass
@@ -126,24 +136,56 @@ def _fields(body: str) -> list[tuple[str, str, str | None]]:
     return out
 
 
-def _paths(structs: dict[str, str], root: str) -> dict[str, str]:
-    """Go field path (``Match.Grpc.Port``) -> viper key (``match.grpc.port``) under the struct ``root``."""
-    out: dict[str, str] = {}
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
 
-    def walk(body: str, path: str, key: str, seen: frozenset[str]) -> None:
+
+def _imports(texts: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Per folder, the import paths its files name by each alias (the last segment without an alias)."""
+    out: dict[str, dict[str, str]] = {}
+    for path, text in texts.items():
+        names = out.setdefault(_folder(path), {})
+        for alias, target in _IMPORTED.findall(text):
+            names.setdefault(alias or re.sub(r"/v\d+$", "", target).rsplit("/", 1)[-1], target)
+    return out
+
+
+def _struct(structs: Structs, imports: dict[str, dict[str, str]], folder: str, kind: str) -> tuple[str, str] | None:
+    """(folder, body) of the struct type ``kind`` as a file of ``folder`` writes it: ``Name`` in its own folder
+    (else the one type of that name in the project), ``pkg.Name`` in the folder its import path ends with; None
+    when that is not one struct of the project (several ``Config`` types are told apart by package)."""
+    head, dot, name = kind.rpartition(".")
+    declared = structs.get(name, [])
+    if dot:
+        target = imports.get(folder, {}).get(head)
+        found = [d for d in declared if target and d[0] and (target == d[0] or target.endswith("/" + d[0]))]
+    else:
+        found = [d for d in declared if d[0] == folder] or (declared if len(declared) == 1 else [])
+    return found[0] if len(found) == 1 else None
+
+
+def _paths(structs: Structs, root: str, imports: dict[str, dict[str, str]] | None = None,
+           folder: str = "") -> dict[str, str]:
+    """Go field path (``Match.Grpc.Port``) -> viper key (``match.grpc.port``) under the struct ``root`` (as a
+    file of ``folder`` names it)."""
+    out: dict[str, str] = {}
+    imports = imports or {}
+
+    def walk(body: str, at: str, path: str, key: str, seen: frozenset[str]) -> None:
         for name, kind, tag in _fields(body):
             name_tag, _, options = (tag or "").partition(",")
             squash = "squash" in options
             go_path = path if squash else f"{path}.{name}".lstrip(".")
             sub_key = key if squash else f"{key}.{(name_tag or name).lower()}".lstrip(".")
-            inner = kind[1:] if kind.startswith("{") else structs.get(kind.rsplit(".", 1)[-1])
+            inner = (at, kind[1:]) if kind.startswith("{") else _struct(structs, imports, at, kind)
             if inner is not None and kind not in seen:
-                walk(inner, go_path, sub_key, seen | {kind})
+                walk(inner[1], inner[0], go_path, sub_key, seen | {kind})
             elif not squash:
                 out[go_path] = sub_key
 
-    if root in structs:
-        walk(structs[root], "", "", frozenset({root}))
+    found = _struct(structs, imports, folder, root)
+    if found is not None:
+        walk(found[1], found[0], "", "", frozenset({root}))
     return out
 
 
@@ -161,6 +203,8 @@ def _config_files(path: str, text: str, root: Path) -> list[str]:
     """The project files (relative paths) the viper calls of one file read as its config file."""
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
     candidates = [m.group(1) for m in _CONFIG_FILE.finditer(text)]
+    if _CONFIG_FILE_HELD.search(text):   # a path held in a variable: the files the code names as its value
+        candidates += [m.group(1) for m in _CONFIG_LITERAL.finditer(text)]
     names = [m.group(1) for m in _CONFIG_NAME.finditer(text)]
     dirs = [m.group(1) for m in _CONFIG_PATH.finditer(text)] or ["."]
     candidates += [f"{d}/{n}{suffix}" for n in names for d in dirs for suffix in _CONFIG_SUFFIXES]
@@ -200,7 +244,11 @@ def read_viper(texts: dict[str, str], root: Path | None = None) -> Viper | None:
     if not using:
         return None
     found = Viper()
-    structs = {m.group(1): _body(text, m.end()) for text in texts.values() for m in _TYPE.finditer(text)}
+    structs: Structs = {}
+    for path, text in texts.items():
+        for m in _TYPE.finditer(text):
+            structs.setdefault(m.group(1), []).append((_folder(path), _body(text, m.end())))
+    imports = _imports(texts)
     for path, text in sorted(using.items()):
         for m in _DEFAULT.finditer(text):
             found.defaults.setdefault(m.group(1).lower(), (_value(m.group(2)), f"{path}:{_line(text, m.start())}"))
@@ -218,7 +266,7 @@ def read_viper(texts: dict[str, str], root: Path | None = None) -> Viper | None:
             struct = _root_type(text, m.group(1))
             if struct is not None:
                 found.roots.add(struct)
-                found.paths.update(_paths(structs, struct))
+                found.paths.update(_paths(structs, struct, imports, _folder(path)))
         for rel in _config_files(path, text, root) if root is not None else ():
             for key, (value, where) in _file_settings(root, rel).items():
                 found.files.setdefault(key, {})[where] = value
@@ -264,13 +312,17 @@ def viper_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> 
                 texts[path] = (root / path).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-    viper = read_viper(texts, root)
-    if viper is None:
-        return {}
+    deployed = {m: n for n, s in layout.services.items() if s.deployable for m in s.modules}
     out: dict[str, list[str]] = {}
     for name, service in layout.services.items():
         modules = set(service.modules)
-        for path in sorted(p for p in texts if layout.module_of(p) in modules):
+        own = {p: t for p, t in texts.items() if layout.module_of(p) in modules}
+        # each service's own set-up (its config struct and file) with the libraries', not another service's
+        seen = {p: t for p, t in texts.items() if deployed.get(layout.module_of(p), name) == name}
+        viper = read_viper(seen | own, root)
+        if viper is None:
+            continue
+        for path in sorted(own):
             for key, written, line in keys_read(texts[path], viper):
                 default = viper.defaults.get(key)
                 variable = viper.variable(key)

@@ -2,7 +2,8 @@
 ``RegisterXHandler(ctx, mux, conn)``, ``...HandlerClient``, ``...HandlerServer``) serves, at the call, an HTTP route
 for each ``google.api.http`` binding of ``X``'s methods in the ``.proto``, forwarding to the method
 (`services.grpc_links.link_gateway`; the endpoint folded as a client's channel address, evidence only);
-``pb.RegisterXServer(srv, impl)`` serves service ``X`` with ``impl``'s methods (every
+``pb.RegisterXServer(srv, impl)`` serves service ``X`` (the ``.proto``'s name as protoc-gen-go spells it in Go:
+``service readerService`` is ``RegisterReaderServiceServer``) with ``impl``'s methods (every
 method of ``X`` when ``impl``'s type is not in the project, such as ``health.NewServer()``), and a call of one of
 ``X``'s methods on a ``pb.NewXClient(conn)`` result, or on a local, parameter or struct field typed ``XClient``,
 is a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the file imports a gRPC package: a
@@ -65,7 +66,7 @@ def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoVa
     for call in bound.facts.calls:
         gateway = REGISTER_GATEWAY.match(call.name)
         if gateway and len(call.args) >= 3:
-            routes = reading.gateway_routes(gateway.group(1), owner_of(bound, call.owner), call.line)
+            routes = reading.gateway_routes(known.go_declared(gateway.group(1)), owner_of(bound, call.owner), call.line)
             if routes and call.name.endswith("FromEndpoint"):   # the endpoint the mux dials: evidence only
                 endpoint = GoAddress(values(), bound.ctx.module_name, bound.facts).at(
                     bound.facts, call.owner, call.line + 1).fold(call.args[2])
@@ -80,7 +81,7 @@ def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoVa
             handlers = packages.methods.get(key, {}) if key is not None else None
             generated = packages.package_of(bound, call.receiver[1]) if call.receiver and \
                 call.receiver[0] == "name" else None
-            yield from reading.routes(registered.group(1), handlers, owner_of(bound, call.owner), call.line,
+            yield from reading.routes(known.go_declared(registered.group(1)), handlers, owner_of(bound, call.owner), call.line,
                                       generated or "")
             continue
         receiver = call.receiver
@@ -95,7 +96,7 @@ def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoVa
                 typed)
             simple = stub.group(1) if stub else None
         if simple:
-            found = reading.stub_call(simple, call, certain=grpc_file)
+            found = reading.stub_call(known.go_declared(simple), call, certain=grpc_file)
             if found:
                 address = _address(values(), bound, call, receiver)
                 for client in found:

@@ -33,6 +33,31 @@ def lower_camel(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
+def go_camel(name: str) -> str:
+    """The Go identifier protoc-gen-go makes of a ``.proto`` name (its ``GoCamelCase``): each word starts upper
+    case, ``_`` before a lower-case letter dropped (``readerService`` -> ``ReaderService``, ``order_service`` ->
+    ``OrderService``, ``_x`` -> ``XX``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(name):
+        c = name[i]
+        following = name[i + 1] if i + 1 < len(name) else ""
+        if c == "_" and (i == 0 or name[i - 1] == "."):
+            out.append("X")
+        elif c == "." or c == "_":
+            if not ("a" <= following <= "z"):
+                out.append("_")
+        elif c.isdigit():
+            out.append(c)
+        else:
+            out.append(c.upper() if "a" <= c <= "z" else c)
+            while i + 1 < len(name) and "a" <= name[i + 1] <= "z":
+                i += 1
+                out.append(name[i])
+        i += 1
+    return "".join(out)
+
+
 @dataclass
 class GrpcServices:
     """Services by fqn (method name -> gRPC name) and fqns by simple name, with the services that declare them."""
@@ -68,6 +93,15 @@ class GrpcServices:
                     found.declared_in.setdefault(fqn, set()).add(bound.ctx.microservice)
                     found.folders.setdefault(fqn, set()).add(bound.path.rpartition("/")[0])
         return found
+
+    def go_declared(self, simple: str) -> str:
+        """The name a ``.proto`` declares the service by that Go's generated code names ``simple`` (``service
+        readerService`` is generated as ``RegisterReaderServiceServer``, ``NewReaderServiceClient``): ``simple``
+        itself when a ``.proto`` declares it, else the one declared name whose `go_camel` it is, else ``simple``."""
+        if simple in self.by_simple:
+            return simple
+        spelled = [name for name in self.by_simple if go_camel(name) == simple]
+        return spelled[0] if len(spelled) == 1 else simple
 
     def service(self, simple: str, microservice: str, package: str = "") -> tuple[str | None, str]:
         """(the service's fqn, "") or (None, why it is not known). ``package``: the import path the code names the
