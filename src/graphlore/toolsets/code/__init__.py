@@ -137,6 +137,7 @@ The map (packages by concern; a package imports only the packages above it)::
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       azure_messaging.py          Azure Service Bus and Event Hubs senders and listeners (Java, C#, Node,
                                   Python) by queue, topic or hub
+      redis_pubsub.py             Redis pub/sub in C# (StackExchange.Redis Publish/Subscribe) by channel
       eventuate.py                Eventuate Tram saga commands by channel, domain events by aggregate type
       router_functions.py         Spring functional endpoints (RouterFunctions.route, route().GET ...)
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
