@@ -242,7 +242,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
 #: 78: Redis pub/sub in C# (StackExchange.Redis ``Publish``/``Subscribe``, a channel kept in a property whose setter
-#: subscribes) are producers and listener routes (`frameworks.redis_pubsub`); format 77 had none.
+#: subscribes) are producers and listener routes (`frameworks.redis_pubsub`); format 77 had none. C# calls of one
+#: argument to overloads of one arity go to the one the argument's known type does not rule out (were ambiguous).
 FORMAT = 78
 
 
