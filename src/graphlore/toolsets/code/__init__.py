@@ -44,6 +44,7 @@ The map (packages by concern; a package imports only the packages above it)::
       csharp/__init__.py          C# as a Language: .csproj projects, ASP.NET Core and .NET test role tables
       csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
       csharp/resolve.py           namespaces, using directives, base types
+      csharp/overloads.py         overloads of one arity told apart by the argument's known type
       csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation,
                                   .NET configuration reads, the type an expression makes: new T, Adapt<T>())
       csharp/usings.py            usings a C# project shares (global using, <Using>, ImplicitUsings, _Imports)
@@ -137,6 +138,7 @@ The map (packages by concern; a package imports only the packages above it)::
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       azure_messaging.py          Azure Service Bus and Event Hubs senders and listeners (Java, C#, Node,
                                   Python) by queue, topic or hub
+      redis_pubsub.py             Redis pub/sub in C# (StackExchange.Redis Publish/Subscribe) by channel
       eventuate.py                Eventuate Tram saga commands by channel, domain events by aggregate type
       router_functions.py         Spring functional endpoints (RouterFunctions.route, route().GET ...)
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients

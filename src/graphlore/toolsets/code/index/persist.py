@@ -247,7 +247,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 79: Go's generated gRPC names (``RegisterReaderServiceServer``, ``NewReaderServiceClient``) name the service a
 #: ``.proto`` declares in another spelling (``service readerService``, ``order_service``); format 78 left it unknown.
 #: Its microservices' viper lines are read per service (own ``Config`` struct and config file).
-FORMAT = 79
+#: 80: Redis pub/sub in C# (StackExchange.Redis ``Publish``/``Subscribe``, a channel kept in a property whose setter
+#: subscribes) are producers and listener routes (`frameworks.redis_pubsub`); format 79 had none. C# calls of one
+#: argument to overloads of one arity go to the one the argument's known type does not rule out (were ambiguous).
+FORMAT = 80
 
 
 def _context(values: list) -> FileContext:

@@ -51,6 +51,7 @@ from ..languages.folding import (
     CHOICE_OPEN,
     ENV_CLOSE,
     ENV_OPEN,
+    UNKNOWN,
     Folded,
     env_defaults,
     env_names,
@@ -482,6 +483,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
     http_by_service: dict[str, list[tuple[GraphNode, Item]]] = {}
     listeners: dict[tuple[str, str], list[GraphNode]] = {}
     patterns: list[tuple[str, str, GraphNode]] = []   # AMQP topic and fanout bindings: (exchange, key pattern, route)
+    redis_routes: list[tuple[GraphNode, Item]] = []   # Redis pub/sub subscriptions (`redis_channel_reaches`)
     grpc_routes = grpc_links.routes_by_method(routes)
     for node, item in routes:
         if item.grpc is not None or item.not_run:   # a route of a profile the deployment does not run
@@ -490,6 +492,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
             http_by_service.setdefault(item.microservice, []).append((node, item))
         elif item.amqp_binding is not None and item.amqp_binding[2] in ("topic", "fanout"):
             patterns.append((item.amqp_binding[1], item.amqp_binding[3], node))
+        elif item.broker == "redis" and item.topic is not None:   # run-time parts and globs: matched by shape
+            redis_routes.append((node, item))
         elif item.broker is not None and item.topic is not None and item.topic.known:
             listeners.setdefault((item.broker, item.topic.text), []).append(node)
 
@@ -508,7 +512,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
         nodes.append(node)
     for node, item in producers:
         edges.append(make_edge(item.owner, "DECLARES_PRODUCER", node.id))
-        edges += _link_producer(node, item, listeners, patterns)
+        edges += _link_redis(node, item, redis_routes) if item.broker == "redis" else \
+            _link_producer(node, item, listeners, patterns)
         nodes.append(node)
     return nodes, edges
 
@@ -973,6 +978,53 @@ def amqp_topic_match(pattern: str, key: str) -> bool:
             return any(match(p[1:], k[i:]) for i in range(len(k) + 1))
         return bool(k) and (p[0] == "*" or p[0] == k[0]) and match(p[1:], k[1:])
     return match(pattern.split("."), key.split(".") if key else [])
+
+
+def _link_redis(node: GraphNode, item: Item, routes: list[tuple[GraphNode, Item]]) -> list[GraphEdge]:
+    """A Redis publish to every subscription its channel reaches (`redis_channel_reaches`)."""
+    channel = item.topic.text if item.topic is not None else UNKNOWN
+    if not any(part for part in _RUNTIME.split(channel)):
+        return _unresolved(node, "; ".join(item.why()) or "the channel is not known")
+    found = [route for route, sub in routes if sub.topic is not None and
+             redis_channel_reaches(channel, sub.topic.text, sub.flavor == "redis_pattern")]
+    if not found:
+        return _unresolved(node, f"no subscription in the project reads redis channel '{plain(channel)}' "
+                                 "(its subscribers may be outside the project)")
+    matches = ["intra_service" if route.props["microservice"] == item.microservice else "cross_service"
+               for route in found]
+    node.props.update(match="cross_service" if "cross_service" in matches else "intra_service", match_detail=None,
+                      candidates=[route.id for route in found])
+    return [make_edge(node.id, "ASYNC_CALLS", route.id, {
+        "match": match, "evidence": {"broker": "redis", "topic": plain(channel)}})
+        for route, match in zip(found, matches, strict=True)]
+
+
+#: a run-time part of a folded value (``{?}``, ``{?:name}``)
+_RUNTIME = re.compile(r"\{\?[^{}]*\}")
+
+
+def redis_channel_reaches(published: str, subscribed: str, pattern: bool) -> bool:
+    """Whether a message published on ``published`` reaches a subscription of ``subscribed`` (both folded): the
+    same literal text, a run-time part of the one facing a run-time part of the other (the same family of
+    channels); a pattern subscription by Redis's glob (``*`` any run, ``?`` one character, ``[..]`` a class), a
+    run-time part of the published channel matched by ``*`` alone. A subscription with no literal text at all,
+    or a pattern with a run-time part, is never reached."""
+    if not any(_RUNTIME.split(subscribed)):
+        return False
+    if not pattern:
+        return _RUNTIME.split(published) == _RUNTIME.split(subscribed) and \
+            len(_RUNTIME.findall(published)) == len(_RUNTIME.findall(subscribed))
+    if _RUNTIME.search(subscribed):
+        return False
+    text, glob, i = _RUNTIME.sub("\x00", published), "", 0
+    while i < len(subscribed):
+        ch, close = subscribed[i], subscribed.find("]", i + 1)
+        if ch == "[" and close > i + 1:
+            glob, i = glob + "[" + re.escape(subscribed[i + 1:close]).replace("\\-", "-") + "]", close + 1
+            continue
+        glob += ".*" if ch == "*" else "[^\x00]" if ch == "?" else re.escape(ch)
+        i += 1
+    return re.fullmatch(glob, text, re.S) is not None
 
 
 def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str], list[GraphNode]],

@@ -9,9 +9,11 @@ A.B;`` aliases a type. ``this`` and ``base`` are the enclosing instance and its 
 from __future__ import annotations
 
 from ...model import CallFact
+from ..resolver import Target
 from ..symbols import Bound
 from ..typed import TypedResolver, TypeRes
 from .extract import SERVICE_LOCATORS
+from .overloads import excludes, literal_type, simple_type
 
 BUILTIN_TYPES = frozenset({
     "bool", "byte", "sbyte", "char", "decimal", "double", "float", "int", "uint", "nint", "nuint", "long", "ulong",
@@ -41,6 +43,45 @@ class CSharpResolver(TypedResolver):
 
     def base_type(self, written: str) -> str:
         return written.split("<", 1)[0].rstrip("?").replace("[]", "").strip()
+
+    def pick(self, candidates: list, call: CallFact, how: str) -> Target:
+        """`TypedResolver.pick`; where the arity leaves several overloads, the one the arguments' known types do
+        not rule out (`overloads`), else ``ambiguous`` as before."""
+        found, how_, why = super().pick(candidates, call, how)
+        # one argument: its parameter is the one there is, named or not (the facts keep no argument's name, and
+        # with several a named one may stand at another parameter's place)
+        if found is not None or why.get("reason") != "ambiguous" or call.argc != 1 or len(call.args) != 1:
+            return found, how_, why
+        _, fitting = self.by_arity(candidates, call.argc)
+        known = [self.argument_type(arg, call) for arg in call.args[:call.argc]]
+        left = [ref for ref in fitting if not any(   # a variadic overload's parameters may be fewer
+            kind and excludes(kind, written)
+            for kind, (_, written) in zip(known, self.table.sym(ref).params, strict=False))]
+        if len(left) == 1 and len(self.table.sym(left[0]).params) == call.argc:
+            return left[0], how, {}
+        return found, how_, why
+
+    def argument_type(self, written: str, call: CallFact) -> str:
+        """A literal's type, or the built-in type a local, parameter or field named by the argument is declared
+        with; "" when not known."""
+        kind = literal_type(written)
+        name = written.strip()
+        if kind or self.caller is None or not name.isidentifier():
+            return kind
+        bound = self.caller
+        declared = self.local_type(bound, call.owner or None, name, call.line)
+        key = call.owner if declared is None else None
+        while key:   # a field of the enclosing types
+            index = bound.by_key.get(key)
+            if index is None:
+                break
+            fields = [bound.sym(m) for m in bound.members(key) if bound.sym(m).kind == "field" and
+                      bound.sym(m).name == name]
+            if fields:
+                declared = fields[0].type
+                break
+            key = bound.sym(index).parent
+        return simple_type(declared or "")
 
     def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
         """`TypedResolver.local_type`, and a local of the top-level statements seen from a local function among
