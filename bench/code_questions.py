@@ -1332,7 +1332,7 @@ PLANS = {
     "rc-03": lambda a: callers_of_route(a, "chat.UserService/AddUserToChannel", 2, "chat"),
     "rc-04": lambda a: consumers_of_producers(a, "chat"),
     "rc-05": lambda a: callers_of_route(a, "GET /api/user/me", 2, "user"),
-    "rc-06": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 12)]})(
+    "rc-06": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
         top_symbols(a, "text message sent on the chat websocket broadcast", "chat")["nodes"]),
     "rc-07": lambda a: (lambda route: {"paths": [a.upstream(route, 3) + downstream(a, route, 4)]})(
         a.route_named("chat", "CreateChannel")),
@@ -1426,7 +1426,7 @@ PLANS = {
         top_symbols(a, "customer submits a new support ticket", "CustomerWebUI")["nodes"]),
     "esu-07": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
         top_symbols(a, "send a question to the ticket assistant", "StaffWebUI")["nodes"]),
-    "esu-08": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 12)]})(
+    "esu-08": lambda a: (lambda hits: {"paths": [downstream(a, hits[0] if hits else None, 10)]})(
         top_symbols(a, "customer posts a message on a ticket", "CustomerWebUI")["nodes"]),
     "esu-09": lambda a: {"paths": [downstream(a, a.one("GET /manual", "StaffWebUI", "route"), 6)]},
     "esu-10": lambda a: callers_of_route(a, "PUT /api/ticket/{ticketId}", 3, "Backend"),
