@@ -241,7 +241,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: no entry point there: one service for the whole module, its files' contexts with it).
 #: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
-FORMAT = 77
+#: 78: a URL or a gateway rewrite of a Dapr sidecar's invoke API (``/v1.0/invoke/<app-id>/method/<path>``) links to
+#: ``<path>`` on the app of that app-id (format 77 linked it to the sidecar's host: nothing).
+FORMAT = 78
 
 
 def _context(values: list) -> FileContext:
