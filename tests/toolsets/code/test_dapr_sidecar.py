@@ -25,6 +25,17 @@ def create():
     return "ok"
 """
 
+SUBSCRIBER = """from fastapi import FastAPI
+from dapr.ext.fastapi import DaprApp
+
+app = FastAPI()
+events = DaprApp(app)
+
+@events.subscribe(pubsub="orderpubsub", topic="placed")
+def on_placed(event: dict):
+    return "ok"
+"""
+
 PY_CLIENT = """import os
 import requests
 
@@ -35,6 +46,10 @@ def fetch(order_id):
 
 def place(app_id, body):
     return requests.post(f"http://localhost:3500/v1.0/invoke/{app_id}/method/orders", json=body)
+
+def announce(order):
+    requests.post(f"http://localhost:{DAPR_PORT}/v1.0/publish/orderpubsub/placed", json=order)
+    requests.post(f"http://localhost:{DAPR_PORT}/v1.0/publish/orderpubsub/{order.kind}", json=order)
 """
 
 JS_CLIENT = """const base = "http://127.0.0.1:3500";
@@ -94,7 +109,7 @@ def _system(root: Path) -> Path:
     write_tree(root, {
         "orders/Dockerfile": "FROM python:3.12\n", "orders/requirements.txt": "flask\n", "orders/app.py": ORDERS,
         "pyclient/Dockerfile": "FROM python:3.12\n", "pyclient/requirements.txt": "requests\n",
-        "pyclient/client.py": PY_CLIENT,
+        "pyclient/client.py": PY_CLIENT, "pyclient/events.py": SUBSCRIBER,
         "web/package.json": '{"name": "web", "version": "1.0.0"}', "web/Dockerfile": "FROM node:20\n",
         "web/orders.js": JS_CLIENT,
         "edge/package.json": '{"name": "edge", "version": "1.0.0"}', "edge/Dockerfile": "FROM node:20\n",
@@ -137,3 +152,15 @@ def test_clients_and_gateways_through_the_sidecar_reach_the_app_of_the_app_id(tm
     assert routes[("envoy", "ANY /o/**")]["target_service"] == "orders"
     # an app-id that is no service of the project: unresolved, never another service
     assert routes[("envoy", "ANY /nobody/**")]["match"] == "unresolved"
+
+
+def test_a_post_to_the_sidecars_publish_api_is_a_producer_of_that_topic(tmp_path: Path):
+    nodes, edges = CodeGraph.build(_system(tmp_path / "shop")).snapshot()
+    producers = {n.props["topic"]: n.props for n in nodes.values() if n.kind == "producer"}
+    assert set(producers) == {"orderpubsub/placed", "orderpubsub/{?}"}
+    assert producers["orderpubsub/placed"]["broker"] == "dapr"
+    assert producers["orderpubsub/{?}"]["match"] == "unresolved"   # a topic not known: no listener guessed
+    assert {(nodes[e.src].props["declaring_fqn"], nodes[e.dst].props["handler_fqn"]) for e in edges.values()
+            if e.type == "ASYNC_CALLS"} == {("client.announce", "events.on_placed")}
+    clients = {n.props["declaring_fqn"] for n in nodes.values() if n.kind == "client"}
+    assert "client.announce" not in clients

@@ -159,7 +159,7 @@ class PartTwo:
             self._kept[framework.name] = (settings, inputs, found, services)
             items += found
         items += edge_items(settings)   # container-only edge proxies: no source file holds their routes
-        return declared.exclusive(items)
+        return dapr.sidecar_publishes(declared.exclusive(items))
 
 
 def _same(old: tuple[Bound, ...], new: tuple[Bound, ...]) -> bool:

@@ -4,6 +4,10 @@ the port from ``DAPR_HTTP_PORT``, or wherever a gateway reaches it) for
 docs: "Service invocation API"). So such a URL is, for linking, ``http://<app-id>/<path>``, whatever host the
 sidecar was reached at. An app-id written ``<app-id>.<namespace>`` names the app in that namespace (an app-id
 holds no dot). An app-id that is not known leaves the request's service not known, saying so.
+
+Publishing through the sidecar's pub/sub API is a POST of ``/v1.0/publish/<pubsub>/<topic>`` (bulk:
+``/v1.0-alpha1/publish/bulk/<pubsub>/<topic>``): the request is a message on that topic of that component, not a call
+of any app (`frameworks.dapr` makes such a client a producer).
 """
 
 from __future__ import annotations
@@ -43,3 +47,15 @@ def sidecar_url(value: Folded) -> Folded | None:
     text = f"http://{app}{path}"
     why = value.why if known_text(app) else value.why + (WHY_UNKNOWN_APP,)
     return Folded(text, known_text(text), why)
+
+
+#: one path segment: text, or a folded unknown part (``{?:name}``)
+_SEGMENT = r"((?:\{\?[^{}]*\}|[^/?#{])+)"
+_PUBLISH = re.compile(rf"/v1\.0(?:-alpha1)?/publish/(?:bulk/)?{_SEGMENT}/{_SEGMENT}/?(?:$|\?|#)")
+
+
+def sidecar_topic(url: str) -> str | None:
+    """``<pubsub>/<topic>`` (as folded: either may hold unknown parts) when ``url`` (a URL or a path) is one of the
+    sidecar's publish API, else None."""
+    found = _PUBLISH.search(url)
+    return f"{found.group(1)}/{found.group(2)}" if found else None
