@@ -193,7 +193,9 @@ def no_callers(a: Agent, route: str, service: str | None = None) -> dict:
     if node is None:
         return {"found": []}
     keys = ["HTTP_CALLED_BY", "GRPC_CALLED_BY"]
-    return {"found": [n.node.id for n in a("neighbors", id=node, edge_types=keys).neighbors]}
+    # the question asks which code calls: a gateway route forwarding there is no code (SKILL.md: HTTP_CALLED_BY are
+    # the clients that call a route), and a client whose request passes through it has its own edge (``via``)
+    return {"found": [n.node.id for n in a("neighbors", id=node, edge_types=keys).neighbors if n.node.kind != "route"]}
 
 
 def implementations(a: Agent, name: str, service: str | None = None) -> dict:

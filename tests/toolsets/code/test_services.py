@@ -198,7 +198,7 @@ def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays
     stats = graph.update()
     # nginx and the configured proxies read their module settings and each module's first file, so any change
     # reads them again (cheaply)
-    assert set(stats.frameworks_read) == {"python_web", "locust", "grpc_python", "amqp", "kafka", "azure_messaging", "declared", "nginx",
+    assert set(stats.frameworks_read) == {"python_web", "locust", "grpc_python", "amqp", "kafka", "azure_messaging", "dapr_sdks", "declared", "nginx",
                                           "proxies", "openapi_servers"}
     lines = part2(graph)
     assert lines == part2(CodeGraph.build(root))
@@ -206,7 +206,7 @@ def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays
 
     edit(root, "web/catalog/paths.go", '"/api/v1"', '"/api/v2"')   # a constant another Go file's routes use
     stats = graph.update()
-    assert set(stats.frameworks_read) == {"go_web", "go_openapi", "grpc_go", "grpc_gokit", "watermill", "amqp", "nginx",
+    assert set(stats.frameworks_read) == {"go_web", "go_openapi", "grpc_go", "grpc_gokit", "watermill", "amqp", "dapr_sdks", "nginx",
                                           "proxies"}
     assert part2(graph) == part2(CodeGraph.build(root))
 

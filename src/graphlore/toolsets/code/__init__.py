@@ -105,6 +105,7 @@ The map (packages by concern; a package imports only the packages above it)::
       terraform.py                Terraform's container resources: names, images, environment, through local modules
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method
+      dapr_sidecar.py             a URL of a Dapr sidecar's invoke API (/v1.0/invoke/<app-id>/method/) as the app's
       service_map.py              the services and their links as Mermaid or DOT
       unreadable.py               configuration files the readers cannot parse, one line each with the reason
     frameworks/                   routes, clients and producers, read from the facts of their languages
@@ -172,7 +173,9 @@ The map (packages by concern; a package imports only the packages above it)::
                                   FastEndpoints), HttpClient clients
       refit.py                    Refit and RestEase interfaces as HTTP clients under their base address
       dapr.py                     Dapr service invocation (InvokeMethodAsync, CreateInvokeMethodRequest) as
-                                  HTTP clients of http://<app-id>/<method> (C#)
+                                  HTTP clients of http://<app-id>/<method>, and pub/sub (C#)
+      dapr_sdks.py                Dapr's Python, Go, JS and Java SDKs: invoke_method / InvokeMethod /
+                                  invoker.invoke / invokeMethod, publishes and subscriptions
       eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
                                   MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)

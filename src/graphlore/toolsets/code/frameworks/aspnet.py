@@ -14,7 +14,8 @@ what it was made with (unknown when it is given several values), and a builder p
 passes (one route per distinct prefix; unknown when no caller is read or the method's name is not unique); the
 handler is the method a method group
 names, else the registering method. ``{id?}`` is ``{id}``. ``MapForwarder(pattern, target[, path])`` is a gateway
-route forwarding to the target (YARP's direct forwarding). Modules: a Carter module's ``AddRoutes(IEndpointRouteBuilder
+route forwarding to the target (YARP's direct forwarding); ``MapHub<THub>(path)`` (SignalR) is the route ``ANY path``
+handled by the hub class. Modules: a Carter module's ``AddRoutes(IEndpointRouteBuilder
 app)`` (``ICarterModule``, or a ``CarterModule`` with its base path ``: base("/x")``) maps under the group each
 ``MapCarter()`` of a process running it is called on (unknown when none is read); a FastEndpoints endpoint
 (``Endpoint<TReq, TRes>``, ...) maps what its ``Configure()`` declares (``Get("/a")``, ``Verbs`` + ``Routes``) under
@@ -97,6 +98,12 @@ class AspNet:
         self._calls: dict[str, list] | None = None
         self._methods: dict[str, int] = {}
         self.pages = _RazorPages(self)
+
+    def class_in_module(self, module: str, name: str) -> tuple[Bound, int] | None:
+        """The one class named ``name`` that ``module`` declares (bound, symbol index), else None."""
+        found = [(bound, index) for bound in self._bounds if bound.ctx.module == module
+                 for index, sym in enumerate(bound.facts.symbols) if sym.kind == "class" and sym.name == name]
+        return found[0] if len(found) == 1 else None
 
     def callers(self, name: str) -> list:
         """(bound, call) of every call of a method named ``name`` in the project's C# files."""
@@ -628,6 +635,9 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
         elif call.name == "MapForwarder" and len(call.args) >= 2:
             yield _forwarder(web, bound, call)
             continue
+        elif call.name == "MapHub":
+            yield from _hub(web, bound, call)
+            continue
         else:
             continue
         class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
@@ -642,6 +652,21 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
             for path in paths:
                 yield item(bound, owner, "route", "aspnet", None if handler is not None else call.line,
                            http_method=method, path=path, written=call.args[0])
+
+
+def _hub(web: AspNet, bound: Bound, call) -> Iterator[Item]:
+    """``MapHub<THub>(path)`` (SignalR): every request to ``path`` (the negotiate POST, the WebSocket GET, long
+    polling) goes to the hub, so it is the route ``ANY path``, handled by the hub class when the module declares
+    one class of that name (else by the mapping's own symbol)."""
+    class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
+    own = web.fold(bound.facts, call.args[0], class_key)
+    types = next((t for line, name, t in bound.facts.extra.get("generic_calls", [])
+                  if line == call.line and name == "MapHub"), [])
+    hub = web.class_in_module(bound.ctx.module, types[0].rsplit(".", 1)[-1]) if len(types) == 1 else None
+    at, index = hub if hub is not None else (bound, bound.by_key.get(call.owner, -1))
+    for prefix in _group_prefixes(web, bound, call.owner, call.receiver, call.line):
+        yield item(at, index, "route", "aspnet", None if hub is not None else call.line, http_method=ANY,
+                   path=_route(join_paths([prefix, own])), written=f"MapHub<{', '.join(types)}>({call.args[0]})")
 
 
 #: a route template's catch-all parameter at its end (``/{**rest}``, ``/{*rest}``)

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
-from ..languages.folding import Folded, literal
+from ..languages.folding import Folded, known_text, literal
 from ..languages.symbols import Bound
+from ..services.dapr_sidecar import sidecar_topic
 from ..services.endpoints import Item
 from .aspnet import AspNet
 from .base import Framework, Project, Reader, item
@@ -159,6 +161,24 @@ def _checked(found: Item) -> Item:
     if found.topic is not None and not found.topic.known:
         found.problems.append("the Dapr pub/sub component or topic is not known")
     return found
+
+
+def sidecar_publishes(items: list[Item]) -> list[Item]:
+    """Each HTTP client that posts to a Dapr sidecar's publish API (``/v1.0/publish/<pubsub>/<topic>``, from any
+    language) made the producer of ``<pubsub>/<topic>`` it is (`services.dapr_sidecar`; where the sidecar is, its
+    host and port, is then no part of what it does); the other items as they are."""
+    out = []
+    for found in items:
+        url = (found.base_url or "") + found.path.text if found.kind == "client" and found.path is not None else ""
+        topic = sidecar_topic(url) if "/publish/" in url else None
+        if topic is None or found.http_method not in (None, "POST"):
+            out.append(found)
+            continue
+        value = Folded(topic, known_text(topic), found.path.why if found.path is not None else ())
+        out.append(_checked(replace(found, kind="producer", flavor=PUBSUB, broker=BROKER, topic=value, path=None,
+                                    http_method=None, base_url=None, target=None, target_source="",
+                                    problems=[] if value.known else list(found.problems))))
+    return out
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

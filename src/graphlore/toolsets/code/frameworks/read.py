@@ -20,6 +20,7 @@ from . import (
     aspnet,
     azure_messaging,
     dapr,
+    dapr_sdks,
     declared,
     eventbus,
     eventuate,
@@ -96,6 +97,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     aspnet.FRAMEWORK,
     refit.FRAMEWORK,
     dapr.FRAMEWORK,
+    dapr_sdks.FRAMEWORK,
     eventbus.FRAMEWORK,
     ktor.FRAMEWORK,
     php_web.FRAMEWORK,
@@ -159,7 +161,7 @@ class PartTwo:
             self._kept[framework.name] = (settings, inputs, found, services)
             items += found
         items += edge_items(settings)   # container-only edge proxies: no source file holds their routes
-        return declared.exclusive(items)
+        return dapr.sidecar_publishes(declared.exclusive(items))
 
 
 def _same(old: tuple[Bound, ...], new: tuple[Bound, ...]) -> bool:

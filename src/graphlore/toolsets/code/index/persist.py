@@ -250,7 +250,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 80: Redis pub/sub in C# (StackExchange.Redis ``Publish``/``Subscribe``, a channel kept in a property whose setter
 #: subscribes) are producers and listener routes (`frameworks.redis_pubsub`); format 79 had none. C# calls of one
 #: argument to overloads of one arity go to the one the argument's known type does not rule out (were ambiguous).
-FORMAT = 80
+#: 81: a URL or a gateway rewrite of a Dapr sidecar's invoke API (``/v1.0/invoke/<app-id>/method/<path>``) links to
+#: ``<path>`` on the app of that app-id (format 80 linked it to the sidecar's host: nothing).
+FORMAT = 81
 
 
 def _context(values: list) -> FileContext:

@@ -70,6 +70,9 @@ _OPAQUE = re.compile(r"lambda|function|arrow|object|array|dictionary|^list|^set|
                      r"null|nil|none|boolean(?!_operator)")
 #: values longer than this are not kept (a URL or a topic is short)
 MAX_VALUE = 300
+#: calls whose first six arguments are kept (three otherwise): Dapr's Java ``invokeMethod(app, method, data,
+#: HttpExtension.POST, ..)`` names its verb fourth
+SIX_ARGUMENT_CALLS = frozenset({"invokeMethod"})
 
 
 class Extractor:
@@ -241,8 +244,9 @@ class Extractor:
         if obj is None and name in self.syntax.not_calls:
             return None
         args = node.child_by_field_name("arguments")
+        kept = self.arg_texts(args, limit=6) if name in SIX_ARGUMENT_CALLS else self.arg_texts(args)
         return CallFact(owner, name, self.receiver(obj) if obj is not None else None, self.argc(args),
-                        node.start_point[0] + 1, "call", self.arg_types(args), self.arg_texts(args))
+                        node.start_point[0] + 1, "call", self.arg_types(args), kept)
 
     def argc(self, args: Node | None) -> int:
         if args is None:

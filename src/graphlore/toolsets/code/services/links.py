@@ -66,6 +66,7 @@ from ..languages.folding import (
 from ..layout.layout import Layout
 from ..model import GraphEdge, GraphNode, edge_id, make_edge, node_text, service_id, short_hash
 from . import grpc_links
+from .dapr_sidecar import WHY_UNKNOWN_APP, sidecar_path, sidecar_url
 from .deployment import Deployment
 from .endpoints import (
     ANY,
@@ -295,10 +296,15 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
-        client.url = settled
+        whole = sidecar_url(settled)   # through a Dapr sidecar: the app-id's app is the host
+        client.url = settled = whole or settled
         client.template = _path_template(settled.text)
         for value in expand(settled):
-            client.targets.append(_url_target(_bare_address(value), names, variables, item))
+            through = value if whole is not None else sidecar_url(value)
+            target = _url_target(through or _bare_address(value), names, [] if through else variables, item)
+            if through is not None and target.service is not None:
+                target.how = f"Dapr sidecar invoke API, app-id {target.named}: {target.how}"
+            client.targets.append(target)
         return client
     # a service named apart from the path: Feign, @HttpExchange, a declaration
     path = settler.value(item, item.path)
@@ -816,17 +822,26 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     forward = item.forward
     assert forward is not None
     target = settler.value(item, forward.target)
-    if target is None or not target.known:
+    through = sidecar_path(forward.rewrite[1]) if forward.rewrite is not None and target is not None else None
+    if through is None and (target is None or not target.known):
         node.props.update(match="unresolved", match_detail="the gateway route's target is not known")
         return []
-    if CHOICE_OPEN in target.text:
+    if through is None and CHOICE_OPEN in target.text:
         node.props.update(match="unresolved", match_detail=f"the gateway route's target is one of several "
                                                            f"({plain(target.text)})")
         return []
-    url = split_url(_bare_address(target)) if "://" in target.text or ":" in target.text else None
-    name = url.host.text if url is not None and url.host is not None else target.text.strip("/")
-    service, how = names.host(name, _port(target.text), [], dns=url.source == "URL host") if url is not None \
-        else names.find(name)
+    assert target is not None
+    if through is not None:   # to a Dapr sidecar's invoke API: the app of the app-id, at the rest of the path
+        app, rest = through
+        outer = forward.rewrite[0]
+        forward = replace(forward, rewrite=(outer, rest) if normalise_path(outer) != normalise_path(rest) else None)
+        service, how = names.find(app) if known_text(app) else (None, WHY_UNKNOWN_APP)
+        how = f"Dapr sidecar invoke API, app-id {app}: {how}" if service is not None else how
+    else:
+        url = split_url(_bare_address(target)) if "://" in target.text or ":" in target.text else None
+        name = url.host.text if url is not None and url.host is not None else target.text.strip("/")
+        service, how = names.host(name, _port(target.text), [], dns=url.source == "URL host") if url is not None \
+            else names.find(name)
     node.props["target_service"] = service
     if service is None:
         node.props.update(match="unresolved", match_detail=how)

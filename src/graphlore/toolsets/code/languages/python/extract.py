@@ -46,6 +46,8 @@ SYNTAX = Syntax(
 #: calls whose arguments are kept up to the sixth, not the third (``add_url_rule(rule, endpoint, view_func,
 #: methods=[...])``): route registrations by call, read by `frameworks.python_web`
 _WIDE_CALLS = frozenset({"add_url_rule", "add_api_route", "add_route", "Route", "APIRoute"})
+#: calls whose arguments past the third are kept too: Dapr's ``invoke_method(app, method, data, ..., http_verb=)``
+_SIX_ARGUMENT_CALLS = _WIDE_CALLS | {"invoke_method", "invoke_method_async"}
 #: calls whose ``if`` around them is kept (``extra["guards"]``): a router mounted, or a route added, only when a
 #: setting has some value (``if settings.ENV == "local": app.include_router(dev.router)``)
 _GUARDED_CALLS = _WIDE_CALLS | {"include_router", "register_blueprint"}
@@ -340,7 +342,7 @@ class _Extractor(Extractor):
         for node, _tag, owner in self.owned(root, "(call) @call"):
             found = self.call_fact(node, owner or "")
             if found is not None:
-                if found.name in _WIDE_CALLS and found.argc > len(found.args):
+                if found.name in _SIX_ARGUMENT_CALLS and found.argc > len(found.args):
                     # a route registered by call names its methods after the path, handler and endpoint name
                     found.args = self.arg_texts(node.child_by_field_name("arguments"), limit=6)
                 self.facts.calls.append(found)
