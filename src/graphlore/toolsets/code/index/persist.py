@@ -241,7 +241,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: no entry point there: one service for the whole module, its files' contexts with it).
 #: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
-FORMAT = 77
+#: 78: a Kafka listener or producer whose topic the deployment creates carries ``topic_created`` (a
+#: ``KAFKA_CREATE_TOPICS`` entry, a ``kafka-topics --create`` command, a Strimzi ``KafkaTopic``); format 77 had none.
+FORMAT = 78
 
 
 def _context(values: list) -> FileContext:
