@@ -243,7 +243,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
 #: 78: a Kafka listener or producer whose topic the deployment creates carries ``topic_created`` (a
 #: ``KAFKA_CREATE_TOPICS`` entry, a ``kafka-topics --create`` command, a Strimzi ``KafkaTopic``); format 77 had none.
-FORMAT = 78
+#: 79: Python facts keep up to 16 arguments of a call that makes a class by keyword (``Config(a=.., b=.., ...)``;
+#: format 78 kept 3), read for a settings object's fields.
+FORMAT = 79
 
 
 def _context(values: list) -> FileContext:
