@@ -100,6 +100,7 @@ The map (packages by concern; a package imports only the packages above it)::
                                   Terraform, .env (service names, images, each service's environment, ports)
       helm.py                     Helm charts rendered with each set of values they are installed with (values
                                   files, the project's own helm install commands; subcharts, define/include)
+      kafka_topics.py             where the deployment creates a Kafka topic, with its partitions and replicas
       secrets.py                  which values are secrets (secret stores, credential keys, URL userinfo): never shown
       shell_values.py             where a script or guide assigns the shell variables a helm --set reads
       terraform.py                Terraform's container resources: names, images, environment, through local modules

@@ -252,7 +252,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: argument to overloads of one arity go to the one the argument's known type does not rule out (were ambiguous).
 #: 81: a URL or a gateway rewrite of a Dapr sidecar's invoke API (``/v1.0/invoke/<app-id>/method/<path>``) links to
 #: ``<path>`` on the app of that app-id (format 80 linked it to the sidecar's host: nothing).
-FORMAT = 81
+#: 82: a Kafka listener or producer whose topic the deployment creates carries ``topic_created`` (a
+#: ``KAFKA_CREATE_TOPICS`` entry, a ``kafka-topics --create`` command, a Strimzi ``KafkaTopic``); format 81 had none.
+#: 83: Python facts keep up to 16 arguments of a call that makes a class by keyword (``Config(a=.., b=.., ...)``;
+#: format 82 kept 3), read for a settings object's fields.
+FORMAT = 83
 
 
 def _context(values: list) -> FileContext:

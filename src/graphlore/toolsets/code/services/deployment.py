@@ -54,7 +54,7 @@ import yaml
 from ..languages.folding import env
 from ..layout.layout import Layout
 from ..layout.subcommands import command_words, first_argument
-from . import helm
+from . import helm, kafka_topics
 from .secrets import REDACTED, redact_text, secret_store_value, shown_value
 from .terraform import EnvEntry, read_terraform
 from .yaml_lines import documents
@@ -125,6 +125,8 @@ class Deployment:
     unreadable: dict[str, str] = field(default_factory=dict)
     #: the units no service of the project owns (built from a folder without source code: a proxy's config) -> file
     unowned: dict[str, str] = field(default_factory=dict)
+    #: Kafka topic -> where the deployment creates it, with its partitions and replicas (`kafka_topics`)
+    topics: dict[str, list[str]] = field(default_factory=dict)
     #: every name (lower case) a unit of any kind goes by on the network, the project's or not (an image such as
     #: a Keycloak or a database): a host of that name is that unit's
     unit_names: set[str] = field(default_factory=set)
@@ -260,6 +262,8 @@ class Reader:
         #: Compose file -> the Compose files its top-level ``include:`` brings into its project
         self.compose_includes: dict[str, list[str]] = {}
         self.files: list[str] = []
+        #: Kafka topic -> where the deployment creates it, with its partitions and replicas (`kafka_topics`)
+        self.topics: dict[str, list[str]] = {}
         #: chart templates that render to no YAML with any set of values (or do not parse) -> why
         self.unreadable: dict[str, str] = {}
         #: the set of Helm values the document being read was rendered with, and its template's lines (said in its
@@ -448,6 +452,8 @@ class Reader:
                     value = _scalar(raw)
                     if value is not None and value not in table.setdefault(str(key), []):
                         table[str(key)].append(value)
+        elif kind == "KafkaTopic":
+            self._topics(kafka_topics.from_strimzi(doc, _at(rel, lines.get("metadata.name"))))
         elif kind == "Secret":
             self._secret(doc, rel, lines)
         elif kind == "SecretProviderClass":
@@ -469,6 +475,11 @@ class Reader:
                     if isinstance(project, str) and project.strip() and ":" not in project:
                         folder = _folder(PurePosixPath(folder), project)   # a Jib module of a multi-module build
                     self.artifacts[_image_name(artifact["image"])] = folder
+
+    def _topics(self, found: dict[str, str]) -> None:
+        for topic, note in found.items():
+            notes = self.topics.setdefault(topic, [])
+            notes += [note] if note not in notes else []
 
     def _secret(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         """A Secret's keys: each one's value as written (``data`` decoded where it is base64 text) and where, with the
@@ -592,6 +603,13 @@ class Reader:
                                          f"{_at(path, line)}" for name, (shown, line) in noted_env_lines(text).items()]
                     if values:
                         self.files.append(path)
+            for name, value, at in pairs:
+                if name == kafka_topics.CREATE_TOPICS and value:
+                    self._topics(kafka_topics.from_create_topics(interpolate(value),
+                                                                 f"(docker-compose service {key}) {at}"))
+            for source in ("command", "entrypoint"):
+                self._topics(kafka_topics.from_command(spec.get(source), f"(docker-compose service {key} {source}) "
+                                                       f"{_at(rel, lines.get(f'services.{key}.{source}'))}"))
             for name, value, _ in pairs:
                 if value is None:   # a bare name: Compose passes on its value from the environment (.env)
                     value = dotenv.get(name)
@@ -656,10 +674,20 @@ class Reader:
                 continue
             if isinstance(container.get("image"), str):
                 unit.images.append(container["image"])
+            for source in ("command", "args"):
+                self._topics(kafka_topics.from_command(container.get(source), f"(Kubernetes {doc['kind']} "
+                                                       f"{meta['name']} {source}) " + _at(rel, lines.get(
+                                                           f"{prefix}.containers[{number}].{source}") if prefix
+                                                           else None)))
             for index, item in enumerate(container.get("env") or []):
                 if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                     continue
                 value = _scalar(item.get("value"))
+                if item["name"] == kafka_topics.CREATE_TOPICS and value:
+                    self._topics(kafka_topics.from_create_topics(value, f"(Kubernetes {doc['kind']} {meta['name']}) "
+                                                                 + _at(rel, lines.get(
+                                                                     f"{prefix}.containers[{number}].env[{index}]")
+                                                                     if prefix else None)))
                 ref = ((item.get("valueFrom") or {}).get("configMapKeyRef") or {}) if isinstance(
                     item.get("valueFrom"), dict) else {}
                 at = _at(rel, lines.get(f"{prefix}.containers[{number}].env[{index}]") if prefix else None)
@@ -970,7 +998,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
     """The project's deployment (see the module docstring) from the deployment files at ``paths``."""
     reader = Reader(root)
     reader.read(paths)
-    out = Deployment(files=sorted(set(reader.files)), unreadable=reader.unreadable)
+    out = Deployment(files=sorted(set(reader.files)), unreadable=reader.unreadable, topics=reader.topics)
     own_names: dict[str, set[str]] = {}
     for name, service in layout.services.items():
         folder = service.root.rsplit("/", 1)[-1] if service.root != "." else root.name

@@ -431,6 +431,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                              grpc_service=grpc_links.service_of(item), forward=_forward_props(item, settler))
                 if item.also_declared_in:
                     props["also_declared_in"] = list(item.also_declared_in)
+                props.update(_topic_created(item, deployment))
                 if item.amqp_binding is not None:
                     props["amqp_binding"] = dict(zip(("queue", "exchange", "exchange_type", "binding_key"),
                                                      item.amqp_binding, strict=True))
@@ -481,6 +482,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                 props = _base(item, _label(item), "declaring")
                 props.update(producer_kind=item.flavor, broker=item.broker, topic_written=item.written,
                              topic=item.topic.text if item.topic is not None else None)
+                props.update(_topic_created(item, deployment))
                 node = GraphNode(node_id, "producer", props["label"],
                                  node_text(props["label"], item.owner_fqn, item.written, ""), props)
                 producers.append((node, item))
@@ -522,6 +524,14 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
             _link_producer(node, item, listeners, patterns)
         nodes.append(node)
     return nodes, edges
+
+
+def _topic_created(item: Item, deployment: Deployment) -> dict:
+    """Where the deployment creates a Kafka listener's or producer's topic (`kafka_topics`), when it does."""
+    if item.broker != "kafka" or item.topic is None or not item.topic.known:
+        return {}
+    found = deployment.topics.get(item.topic.text)
+    return {"topic_created": list(found)} if found else {}
 
 
 def _unresolved(node: GraphNode, why: str) -> list[GraphEdge]:

@@ -11,7 +11,9 @@ is a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the fi
 
 A client's channel address (`GoAddress`) is what the stub's connection dials: ``grpc.NewClient(addr)``,
 ``grpc.Dial(addr)``, ``grpc.DialContext(ctx, addr)``, followed through locals, struct fields and the package's
-helpers that write them through a pointer (``mustConnGRPC(ctx, &svc.conn, svc.addr)``)."""
+helpers that write them through a pointer (``mustConnGRPC(ctx, &svc.conn, svc.addr)``); a stub held in a field or
+parameter that does not fold is the project's only ``pb.NewXClient(conn)`` call's, where the project makes it once
+(`_made_once`)."""
 
 from __future__ import annotations
 
@@ -58,7 +60,19 @@ def _address(values: GoValues, bound: Bound, call, receiver: list) -> Folded:
     return folder.fold(dotted(receiver))
 
 
-def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoValues], bound: Bound) -> Iterator[Item]:
+def _made_once(values: GoValues, makers: list[tuple[Bound, object]]) -> Folded | None:
+    """The address of the project's only ``pb.NewXClient(conn)`` call (a stub made once, in a constructor such as
+    ``NewTrainerClient()``, and handed to the code that calls it as a field or parameter); None when the project makes
+    that stub in several places or none (which one a call uses is then not known)."""
+    if len(makers) != 1:
+        return None
+    bound, call = makers[0]
+    folder = GoAddress(values, bound.ctx.module_name, bound.facts).at(bound.facts, call.owner, call.line + 1)
+    return folder.fold(call.args[0])
+
+
+def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoValues], bound: Bound,
+            makers: Callable[[], dict[str, list[tuple[Bound, object]]]] | None = None) -> Iterator[Item]:
     if bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
@@ -99,6 +113,8 @@ def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoVa
             found = reading.stub_call(known.go_declared(simple), call, certain=grpc_file)
             if found:
                 address = _address(values(), bound, call, receiver)
+                if not address.known and receiver[0] != "call" and makers is not None:
+                    address = _made_once(values(), makers().get(simple, [])) or address
                 for client in found:
                     client.address = address
             yield from found
@@ -114,7 +130,22 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             values.append(GoValues([(b.ctx.module_name, b.facts) for b in files]))
         return values[0]
 
-    return lambda bound: read_go(known, packages, go_values, bound)
+    made: list[dict[str, list[tuple[Bound, object]]]] = []
+
+    def stub_makers() -> dict[str, list[tuple[Bound, object]]]:   # every pb.NewXClient(conn) outside generated code
+        if not made:
+            table: dict[str, list[tuple[Bound, object]]] = {}
+            for other in files:
+                if other.facts.extra.get("generated") or other.facts.path.endswith((".pb.go", ".pb.gw.go")):
+                    continue
+                for call in other.facts.calls:
+                    stub = NEW_CLIENT.match(call.name.rsplit(".", 1)[-1])
+                    if stub and len(call.args) == 1:
+                        table.setdefault(stub.group(1), []).append((other, call))
+            made.append(table)
+        return made[0]
+
+    return lambda bound: read_go(known, packages, go_values, bound, stub_makers)
 
 
 FRAMEWORK = Framework("grpc_go", ("go",), prepare, reads=("go", "proto"))

@@ -93,6 +93,8 @@ class PythonFolder(FileFolder):
         found = self.scoped(name, "self")
         if found is None and "." not in name:
             found = self.constructed(name)
+        if found is None and "." in name:
+            found = self.typed_field(name)
         if found is not None:
             return found
         return super().name(name)
@@ -185,6 +187,103 @@ class PythonFolder(FileFolder):
                 values.append(value)
         return choice(values) if values else None
 
+    def typed_field(self, name: str) -> Folded | None:
+        """``cfg.x`` (a parameter annotated ``cfg: Config``) or ``self.cfg.x`` (an attribute the class's ``__init__``
+        assigns such a parameter, or a class-level ``cfg: Config``), where ``Config`` is a class of the project declaring
+        the field ``x`` (a pydantic model, a dataclass, a plain config class): ``x`` as every ``Config(...)`` call of the
+        project passes it by keyword, folded where the call is (several: a choice), the field's default where a call
+        passes none. None when the type is not such a class, a project class extends it, nothing calls it, a call
+        unpacks (``**kw``) or passes ``x`` by position, or the class is also made some way not read (``cls(..)``,
+        ``model_validate``, ``parse_obj``, ``model_construct``, an import that renames it)."""
+        scope = self.scope
+        parts = name.split(".")
+        if scope is None or self.depth > 8 or self.files.get(self.key) is not scope.facts or len(parts) not in (2, 3):
+            return None
+        if len(parts) == 3 and parts[0] != "self":
+            return None
+        written = self._attribute_type(parts[1]) if len(parts) == 3 else self._param_type(scope.owner, parts[0])
+        found = self._project_class(written) if written else None
+        if found is None:
+            return None
+        module, cls = found
+        attr = parts[-1]
+        facts = self.files[module]
+        if not any(s.key == f"{cls.key}.{attr}" and s.kind == "field" for s in facts.symbols):
+            return None
+        if any(sup.rsplit(".", 1)[-1] == cls.name for other in self.files.values() for sym in other.symbols
+               for _, sup in sym.supers):
+            return None
+        methods = {s.key for s in facts.symbols if s.parent == cls.key}
+        if any(call.name == "cls" and call.owner in methods for call in facts.calls):
+            return None
+        values: list[Folded] = []
+        for key, other in self.files.items():
+            for call in other.calls:
+                last = call.name.rsplit(".", 1)[-1]
+                on_class = call.name.endswith(f"{cls.name}.{last}") or (
+                    isinstance(call.receiver, list) and call.receiver[:2] == ["name", cls.name])
+                if last in _OTHER_MAKERS and on_class:
+                    return None   # Config.model_validate(data): fields this reader does not see
+                if call.name != cls.name or call.kind != "call" or not self._makes(other, key, call, cls.name, module):
+                    continue
+                if any(a.startswith("*") for a in call.args) or call.argc > len(call.args) or any(
+                        not _KEYWORD.match(a) for a in call.args):
+                    return None
+                given = next((a[_KEYWORD.match(a).end():] for a in call.args if _KEYWORD.match(a).group(1) == attr),
+                             None)
+                if given is None:
+                    declared = facts.extra.get("assigns", {}).get(cls.key, {}).get(attr, ())
+                    if len(declared) != 1:
+                        return None   # no default: the call would fail; or a default not read
+                    inner = type(self)(self.files, module)
+                    inner.depth = self.depth + 1
+                    values.append(inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1]))
+                    continue
+                site = type(self)(self.files, key)
+                site.depth = self.depth + 1
+                values.append(site.at(other, call.owner, call.line).fold(given))
+        return choice(values) if values else None
+
+    def _param_type(self, owner: str, param: str) -> str | None:
+        """The type a parameter of the function ``owner`` is annotated with, as written."""
+        function = next((s for s in self.scope.facts.symbols if s.key == owner), None)
+        return next((t for p, t in function.params if p == param), None) if function is not None else None
+
+    def _attribute_type(self, attr: str) -> str | None:
+        """The type of ``self.attr`` in the class around the scope: a class-level annotation ``attr: T``, or the
+        annotated ``__init__`` parameter that ``__init__`` (and no other method) assigns it."""
+        facts = self.scope.facts
+        symbols = {s.key: s for s in facts.symbols}
+        owner = self.scope.owner
+        while owner and symbols.get(owner) is not None and symbols[owner].kind != "class":
+            owner = symbols[owner].parent or ""
+        cls = symbols.get(owner)
+        if cls is None or cls.kind != "class":
+            return None
+        declared = symbols.get(f"{cls.key}.{attr}")
+        if declared is not None and declared.kind == "field" and declared.type:
+            return declared.type
+        assigns = facts.extra.get("assigns", {})
+        made = [(key, exprs) for key, table in assigns.items() if symbols.get(key) is not None
+                and symbols[key].parent == cls.key for _, exprs in table.get(f"self.{attr}", ())]
+        if len(made) != 1 or len(made[0][1]) != 1 or symbols[made[0][0]].kind != "constructor":
+            return None
+        return self._param_type(made[0][0], made[0][1][0].strip())
+
+    def _project_class(self, written: str):
+        """(module, class symbol) of a type written as a bare class name this module declares or imports."""
+        written = written.strip().strip("'\"")
+        if not re.fullmatch(r"\w+", written):
+            return None
+        here = self.files.get(self.key)
+        for key, name in ((self.key, written), self.imported(here, self.key, written) or (None, None)):
+            facts = self.files.get(key) if key is not None else None
+            cls = next((s for s in facts.symbols if s.name == name and s.kind == "class" and not s.parent),
+                       None) if facts is not None else None
+            if cls is not None:
+                return key, cls
+        return None
+
     def _made_unseen(self, cls) -> bool:
         """Whether the class may be made by a call this reader does not follow: ``cls(...)`` in one of its
         methods (a ``@classmethod`` factory), or a call through an import that renames it (``import X as Y``)."""
@@ -195,12 +294,13 @@ class PythonFolder(FileFolder):
                    and self.imported(facts, key, alias) == (self.key, cls.name)
                    for key, facts in self.files.items() for imp in facts.imports for imported, alias in imp.names)
 
-    def _makes(self, facts: FileFacts, key: str, call, class_name: str) -> bool:
-        """Whether ``call`` in module ``key`` calls the class ``class_name`` of this folder's module."""
+    def _makes(self, facts: FileFacts, key: str, call, class_name: str, module: str | None = None) -> bool:
+        """Whether ``call`` in module ``key`` calls the class ``class_name`` of ``module`` (this folder's module)."""
+        module = self.key if module is None else module
         if call.receiver is None:
-            return key == self.key or self.imported(facts, key, class_name) == (self.key, class_name)
+            return key == module or self.imported(facts, key, class_name) == (module, class_name)
         if isinstance(call.receiver, list) and call.receiver[:1] == ["name"]:
-            return self.imported(facts, key, f"{call.receiver[1]}.{class_name}") == (self.key, class_name)
+            return self.imported(facts, key, f"{call.receiver[1]}.{class_name}") == (module, class_name)
         return False
 
     def string(self, kind: str, text: str) -> Folded:
@@ -223,8 +323,8 @@ class PythonFolder(FileFolder):
                 expr = piece[1:-1]
                 if re.fullmatch(r"[A-Za-z_][\w.]*", expr.strip()):
                     out = out + self.name(expr.strip())
-                elif _KEYED_READ.fullmatch(expr.strip()):   # {app.config["URI"]}
-                    out = out + self.fold(expr)
+                elif _KEYED_READ.fullmatch(expr.strip()) or _ENV_CALL.fullmatch(expr.strip()):
+                    out = out + self.fold(expr)   # {app.config["URI"]}, {os.getenv("HOST", "localhost")}
                 else:
                     out = out + unknown(f"the f-string part {{{expr}}}")
             else:
@@ -399,6 +499,12 @@ def _settings_module(files: dict[str, FileFacts]) -> str | None:
 
 
 _KEYWORD = re.compile(r"^(\w+)\s*=(?!=)")
+#: an environment read written whole inside an f-string's braces (``{os.getenv('HOST', 'localhost')}``)
+_ENV_CALL = re.compile(r"(?:os\.getenv|os\.environ\.get|getenv|environ\.get)\(\s*(['\"])[^'\"]+\1\s*"
+                       r"(?:,\s*(['\"])[^'\"]*\2\s*)?\)")
+#: pydantic's other ways to make a model, from data this reader does not see
+_OTHER_MAKERS = frozenset({"model_validate", "model_validate_json", "parse_obj", "parse_raw", "model_construct",
+                           "construct", "from_orm"})
 _KEYED_READ = re.compile(r"[A-Za-z_][\w.]*\[\s*(?:'[^'\\{}]*'|\"[^\"\\{}]*\")\s*\]")
 
 

@@ -45,6 +45,9 @@ SYNTAX = Syntax(
 
 #: calls whose arguments are kept up to the sixth, not the third (``add_url_rule(rule, endpoint, view_func,
 #: methods=[...])``): route registrations by call, read by `frameworks.python_web`
+#: the keyword arguments kept of a call that makes a class field by field (a settings object's fields)
+_FIELDS_KEPT = 16
+_KEYWORD_ARG = re.compile(r"^\w+\s*=(?!=)")
 _WIDE_CALLS = frozenset({"add_url_rule", "add_api_route", "add_route", "Route", "APIRoute"})
 #: calls whose arguments past the third are kept too: Dapr's ``invoke_method(app, method, data, ..., http_verb=)``
 _SIX_ARGUMENT_CALLS = _WIDE_CALLS | {"invoke_method", "invoke_method_async"}
@@ -345,6 +348,10 @@ class _Extractor(Extractor):
                 if found.name in _SIX_ARGUMENT_CALLS and found.argc > len(found.args):
                     # a route registered by call names its methods after the path, handler and endpoint name
                     found.args = self.arg_texts(node.child_by_field_name("arguments"), limit=6)
+                elif found.argc > len(found.args) and found.name.rsplit(".", 1)[-1][:1].isupper() and all(
+                        _KEYWORD_ARG.match(arg) for arg in found.args):
+                    # ``Config(a=.., b=.., ...)``: a class made field by field (`constants.PythonFolder.typed_field`)
+                    found.args = self.arg_texts(node.child_by_field_name("arguments"), limit=_FIELDS_KEPT)
                 self.facts.calls.append(found)
                 if found.name in _GUARDED_CALLS:
                     guard = _guard(node)
