@@ -241,7 +241,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: no entry point there: one service for the whole module, its files' contexts with it).
 #: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
-FORMAT = 77
+#: 78: an Envoy configuration's ``${NAME}``/``$NAME`` address or port is an environment variable (an ``envsubst``
+#: template's), settled with the proxy's deployment env; format 77 kept it as literal text (no link).
+FORMAT = 78
 
 
 def _context(values: list) -> FileContext:
