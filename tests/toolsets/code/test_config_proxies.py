@@ -244,3 +244,26 @@ def test_traefik_path_middlewares_apply_in_order():
     # /api/x -> /v1/api/x, which /api no longer starts: the strip changes nothing (read as /api -> /v1 before)
     [(pattern, rewrite, problem)] = routes("add, strip")
     assert (pattern, rewrite) == ("/api/**", None) and "strip" in problem
+
+
+ENVOY_TEMPLATE = ENVOY.replace("socket_address: {address: orders, port_value: 8000}",
+                               "socket_address:\n                address: ${ORDERS_HOST}\n"
+                               "                port_value: $ORDERS_PORT")
+
+
+def test_an_envoy_templates_variables_are_settled_with_the_proxys_deployment_env(tmp_path: Path):
+    """Envoy expands no variable itself: a ``${NAME}`` address in its configuration is filled by ``envsubst`` before
+    it starts, from the environment the deployment gives the proxy's container."""
+    compose = ("services:\n  edge:\n    build: ./edge\n    environment:\n      - ORDERS_HOST=orders\n"
+               "      - ORDERS_PORT=8000\n  orders:\n    build: ./orders\n")
+    files = {"orders/Dockerfile": "FROM python:3.12\n", "orders/requirements.txt": "flask\n", "orders/app.py": ORDERS,
+             "edge/Dockerfile": "FROM envoyproxy/envoy:v1.30\nCOPY envoy.tmpl.yaml /tmpl/\n",
+             "edge/envoy.tmpl.yaml": ENVOY_TEMPLATE}
+    routes, links = _proxy_routes(_write(tmp_path / "set", {**files, "docker-compose.yml": compose}))
+    shop = routes[("envoy", "ANY /shop/**")]
+    assert (shop["target_service"], shop["match"], shop["forward"]["target"]) == (
+        "orders", "cross_service", "http://orders:8000")
+    assert ("envoy", "ANY /ping", "GET /health") in links
+    # a variable no deployment file sets stays unknown: no link, never a guess
+    routes, links = _proxy_routes(_write(tmp_path / "unset", files))
+    assert routes[("envoy", "ANY /shop/**")]["match"] == "unresolved" and not links

@@ -30,7 +30,9 @@ service its target names; `services.links` links it to the target's routes a req
   ``static_resources``: `layout.edge`): every ``route_config.virtual_hosts[].routes[]`` with a
   ``match.prefix`` (every path under it) or ``match.path`` (that path) and a ``route.cluster``, whose
   ``socket_address.address`` / ``port_value`` (``load_assignment`` or the older ``hosts``) is the target;
-  ``prefix_rewrite`` replaces the matched prefix. A ``safe_regex`` match is not read.
+  ``prefix_rewrite`` replaces the matched prefix. A ``safe_regex`` match is not read. Envoy expands no variable
+  in its static configuration, so a ``${NAME}`` address or port is a template's (``envsubst`` fills it before
+  Envoy starts, as in ``envoy.tmpl.yaml``): an environment variable, settled with the proxy's deployment env.
 
 A target with several hosts (a cluster of two services) is a choice: `services.links` leaves it unresolved,
 as it does an address that is no project service. What is not read (another path transform, a regular
@@ -51,7 +53,7 @@ from typing import Any
 import yaml
 
 from ..languages import registry
-from ..languages.folding import Folded, choice, literal
+from ..languages.folding import Folded, choice, env, literal
 from ..languages.symbols import Bound
 from ..services.dotnet_config import loads_settings_json
 from ..services.endpoints import ANY, HTTP_METHODS, Forward, normalise_path
@@ -301,8 +303,24 @@ def _cluster_hosts(cluster: dict) -> list[Folded]:
     for address in _walk(cluster, "socket_address"):
         if isinstance(address, dict) and address.get("address"):
             port = address.get("port_value")
-            out.append(literal(f"http://{address['address']}" + (f":{port}" if port else "")))
+            out.append(literal("http://") + _substituted(str(address["address"]))
+                       + (literal(":") + _substituted(str(port)) if port else literal("")))
     return out
+
+
+#: ``envsubst``'s two spellings of a variable: ``${NAME}`` and ``$NAME``
+_ENVSUBST = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def _substituted(text: str) -> Folded:
+    """An Envoy value as written: Envoy expands no variable in its static configuration, so a ``${NAME}`` (or
+    ``$NAME``) in it is a template's, filled from the environment before Envoy starts (``envsubst``): an
+    environment variable, settled with the environment the deployment gives the proxy's container."""
+    out, last = literal(""), 0
+    for found in _ENVSUBST.finditer(text):
+        out = out + literal(text[last:found.start()]) + env(found.group(1) or found.group(2))
+        last = found.end()
+    return out + literal(text[last:])
 
 
 def envoy_routes(path: str, text: str) -> Iterator[Route]:

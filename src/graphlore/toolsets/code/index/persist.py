@@ -256,7 +256,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``KAFKA_CREATE_TOPICS`` entry, a ``kafka-topics --create`` command, a Strimzi ``KafkaTopic``); format 81 had none.
 #: 83: Python facts keep up to 16 arguments of a call that makes a class by keyword (``Config(a=.., b=.., ...)``;
 #: format 82 kept 3), read for a settings object's fields.
-FORMAT = 83
+#: 84: an Envoy configuration's ``${NAME}``/``$NAME`` address or port is an environment variable (an ``envsubst``
+#: template's), settled with the proxy's deployment env; format 83 kept it as literal text (no link).
+FORMAT = 84
 
 
 def _context(values: list) -> FileContext:
