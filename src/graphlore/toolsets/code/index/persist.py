@@ -241,7 +241,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: no entry point there: one service for the whole module, its files' contexts with it).
 #: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
-FORMAT = 77
+#: 78: a declarative client filed at its interface for an inherited, not redeclared method (Micronaut ``@Client``,
+#: MicroProfile REST client) is declared by that inherited method too (a call through the client resolves there);
+#: format 77 left such a client unreached by the calls that send it.
+FORMAT = 78
 
 
 def _context(values: list) -> FileContext:
