@@ -18,7 +18,8 @@ A method with ``@Path`` and no HTTP method is a sub-resource locator: not read. 
 ``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
 name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``), ``<key>/mp-rest/url`` (or
 ``/mp-rest/uri``); a ``stork://name`` URL is the addresses the settings give ``name`` (`services.discovery`). A
-base URL found nowhere leaves the client unresolved, saying which keys were looked up.
+base URL found nowhere leaves the client unresolved, saying which keys were looked up. An inherited method the
+interface does not redeclare is filed at the interface and also declared by that method (a call resolves there).
 The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
 ``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
 ``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
@@ -218,6 +219,8 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
                       http_method=mapped.verb, path=join_paths([prefix, path]),
                       written=" + ".join(w for w in (written_url, prefix_written, written) if w))
         client.target, client.target_source = url, "@RegisterRestClient url"
+        if mapped.owner is None:
+            client.inherited = mapped.bound.ids[mapped.member]
         client.base_url = url.text if url.known else None
         if not url.known:
             client.problems.append("; ".join(url.why) or "the base URL is not known")

@@ -10,7 +10,9 @@ depth: the route is filed at the class's method of that name (at the class when 
 **Clients.** A ``@Client`` interface (or abstract class) calls each of its mapped methods, inherited ones too,
 under its ``path``: ``@Client(id = "svc")`` / ``@Client("svc")`` names the service by its id in discovery
 (its ``micronaut.application.name``; by the address ``micronaut.http.services.<id>.url(s)`` gives it, when
-the settings do), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by its address. The
+the settings do), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by its address. A method
+inherited and not redeclared is filed at the interface and also declared by the inherited method (``inherited``:
+a call through the client resolves there). The
 low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a written URI on an
 HttpClient: a field or variable of its type, ``toBlocking()``) in a class whose one base URL is a
 ``@Client("...")`` field or an ``HttpClient.create(url)``.
@@ -175,6 +177,8 @@ def _declared_client(jf: JavaFile, types: Types, index: int, client: AnnotationF
                          http_method=mapped.verb,
                          path=join_paths([base, path]),
                          written=" + ".join(w for w in (named_expr, base_expr, written) if w))
+            if mapped.owner is None:
+                found.inherited = mapped.bound.ids[mapped.member]
             if named is None or not named.text and named.known:
                 found.problems.append("the @Client names no service (id or value)")
             elif is_url or configured is not None:

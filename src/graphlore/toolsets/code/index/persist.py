@@ -258,7 +258,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: format 82 kept 3), read for a settings object's fields.
 #: 84: an Envoy configuration's ``${NAME}``/``$NAME`` address or port is an environment variable (an ``envsubst``
 #: template's), settled with the proxy's deployment env; format 83 kept it as literal text (no link).
-FORMAT = 84
+#: 85: a declarative client filed at its interface for an inherited, not redeclared method (Micronaut ``@Client``,
+#: MicroProfile REST client) is declared by that inherited method too (a call through the client resolves there);
+#: format 84 left such a client unreached by the calls that send it.
+FORMAT = 85
 
 
 def _context(values: list) -> FileContext:

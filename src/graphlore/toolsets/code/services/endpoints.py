@@ -72,6 +72,10 @@ class Item:
     #: routes: the symbol whose requests its handler serves though no call names it (a Razor Page's view, whose
     #: ``@model``'s handler methods serve it): a ``TRIGGERS`` edge from it to the handler
     triggered_by: str | None = None
+    #: declarative clients filed at their interface for a method it inherits and does not redeclare (a Micronaut
+    #: ``@Client`` or MicroProfile REST client extending a shared ``*Operations`` API interface): that method's id.
+    #: A call through the client resolves to the inherited method, so it declares the client too (`links`)
+    inherited: str | None = None
     #: AMQP listener routes reached through a declared binding: (queue, exchange, exchange type, binding key); a
     #: topic exchange's key matches by AMQP's wildcards, a fanout's (key ``#``) every key (`links`)
     amqp_binding: tuple[str, str, str, str] | None = None

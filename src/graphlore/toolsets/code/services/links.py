@@ -513,6 +513,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
     for node, client in clients:
         item = client.item
         edges.append(make_edge(item.owner, "DECLARES_CLIENT", node.id))
+        if item.inherited is not None:   # a call through the client names the method it inherits
+            edges.append(make_edge(item.inherited, "DECLARES_CLIENT", node.id, {"inherited_by": item.owner_fqn}))
         if item.grpc is not None:
             edges += grpc_links.link_client(node, item, grpc_routes)
         else:
