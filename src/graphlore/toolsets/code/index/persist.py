@@ -241,7 +241,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: no entry point there: one service for the whole module, its files' contexts with it).
 #: 77: C# facts keep the base address ``new T(DaprClient.CreateInvokeHttpClient("app-id"))`` gives ``T``'s HttpClient
 #: (``http://<app-id>``, in ``extra["base_addresses"]``), in a method or a top-level statement; format 76 had none.
-FORMAT = 77
+#: 78: TS/JS functions held as properties of a module-level object literal (``const m = createMachine(c, {services:
+#: {load: async () => ...}})``, a Vue ``export default {methods: {...}}``) are functions of their own keyed by the property
+#: path (``m.services.load``); format 77 gave their requests and calls to the module.
+FORMAT = 78
 
 
 def _context(values: list) -> FileContext:
