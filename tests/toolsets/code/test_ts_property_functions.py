@@ -74,6 +74,7 @@ const handlers = {
   "order.placed": (event) => audit(event),
   nested: { refund: (event) => audit(event) },
   label: "not a function",
+  state: () => ({ reset: () => null }),
 };
 
 export default handlers;
@@ -121,6 +122,8 @@ def test_the_functions_of_a_module_level_object_are_functions_named_by_their_pro
     assert functions["basketMachine.services.loadBasket"].name == "loadBasket"
     assert functions["default.methods.pay"].props["line_start"] == 8
     assert not any(key.startswith("handlers.label") for key in functions)   # a value, not a function
+    names = {_short(n) for n in nodes.values() if n.kind == "symbol"}
+    assert "handlers.state" in functions and "handlers.state.reset" not in names   # state it makes, no factory
 
 
 def test_a_request_in_a_property_function_is_declared_by_it(tmp_path: Path):

@@ -543,7 +543,7 @@ class _Extractor(Extractor):
 
     def function(self, node: Node, name: str, scope: str | None, exported: bool, doc_node: Node,
                  kind: str = "function", decorators: list[AnnotationFact] | None = None,
-                 outer: Node | None = None) -> None:
+                 outer: Node | None = None, factory: bool = True) -> None:
         key = f"{scope}.{name}" if scope else name
         body = node.child_by_field_name("body")
         mods = self.modifiers(node, exported)
@@ -564,7 +564,7 @@ class _Extractor(Extractor):
         ), ((outer or node).start_byte, (outer or node).end_byte))
         if body is not None and body.type == "statement_block":
             self.statements(body, sym.key)
-        if scope is None and body is not None:
+        if scope is None and body is not None and factory:
             self.object_return(sym.key, body)
 
     def object_return(self, key: str, body: Node) -> None:
@@ -608,7 +608,8 @@ class _Extractor(Extractor):
         component's ``export default {methods: {save() {...}}}``): the object is given to a framework that calls
         them (a state machine's services, a component's methods and hooks), so each is code of its own, and the
         requests and calls in its body are its own, not the module's. Objects are read inside other objects and
-        in the arguments of calls (a chained ``.withConfig(...)`` too), a few levels deep."""
+        in the arguments of calls (a chained ``.withConfig(...)`` too), a few levels deep. Such a function is no
+        module-level factory (a component's ``data() { return {...} }`` makes state, not an API object)."""
         if depth > _PROPERTY_DEPTH:
             return
         if node.type == "call_expression":
@@ -635,7 +636,7 @@ class _Extractor(Extractor):
                 continue
             if value is prop or value.type in ("arrow_function", "function_expression", "function"):
                 before = len(self.symbols)
-                self.function(value, f"{path}.{name}", None, False, prop, outer=prop)
+                self.function(value, f"{path}.{name}", None, False, prop, outer=prop, factory=False)
                 self.symbols[before].name = name
             elif value.type in ("object", "call_expression"):
                 self.property_functions(f"{path}.{name}", value, depth + 1)
