@@ -12,7 +12,9 @@ name holds ``send``, with ``{ type: "EVENT", ... }`` or ``"EVENT"`` first, in a 
 ``@xstate/`` package: a ``ws.send("EVENT")`` elsewhere is no machine's) triggers the symbol that holds the
 machine when exactly one machine of the sender's module invokes a service on that event (several: no edge, the
 sender's service is not known statically; a machine runs in its module's process, so a sender in another module
-never reaches it). Props: ``kind: state_machine_event``, ``event``, ``services``.
+never reaches it). Props: ``kind: state_machine_event``, ``event``, ``services``. The machine in turn triggers each
+service function its states invoke, when its file declares it in the options' ``services`` object (one function
+keyed ``<name>.services.<src>``): ``kind: state_machine_invoke``, ``service``.
 
 **Framework callbacks (passport).** ``passport.session()`` runs the callback ``passport.deserializeUser(fn)``
 registered; ``passport.authenticate("name")`` runs the verify callback of the strategy ``passport.use(...)``
@@ -101,8 +103,11 @@ def _xstate(files: list[Bound], root: Path) -> Iterator[GraphEdge]:
             continue
         for call in bound.facts.calls:
             if call.name in MACHINES and call.receiver is None and call.args:
-                for event, services in machine_events(_config(root, bound, call.line, call.name)).items():
-                    handlers.setdefault((bound.ctx.module, event), []).append((_owner(bound, call.owner), services))
+                config = _config(root, bound, call.line, call.name)
+                machine = _owner(bound, call.owner)
+                for event, services in machine_events(config).items():
+                    handlers.setdefault((bound.ctx.module, event), []).append((machine, services))
+                yield from _invokes(bound, machine, config, call.line)
     if not handlers:
         return
     for bound in files:
@@ -121,6 +126,19 @@ def _xstate(files: list[Bound], root: Path) -> Iterator[GraphEdge]:
             if source != target:
                 yield make_edge(source, "TRIGGERS", target, {"kind": "state_machine_event", "event": event,
                                                              "services": sorted(services), "line": call.line})
+
+
+def _invokes(bound: Bound, machine: str, config: str, line: int) -> Iterator[GraphEdge]:
+    """The machine runs each service its states invoke (``invoke: { src: "load" }``): an edge to the function its
+    file declares for it as a property of ``services`` (``m.services.load``, `typescript.extract`), when exactly
+    one such function is declared there (none: the service is given elsewhere, ``withConfig`` in another file)."""
+    for src in dict.fromkeys(src for _, src in _INVOKE.findall(config)):
+        found = [key for key in bound.by_key if key.endswith(f".services.{src}")]
+        if len(found) == 1:
+            target = bound.ids[bound.by_key[found[0]]]
+            if target != machine:
+                yield make_edge(machine, "TRIGGERS", target, {"kind": "state_machine_invoke", "service": src,
+                                                              "line": line})
 
 
 def _passport(files: list[Bound]) -> Iterator[GraphEdge]:

@@ -261,7 +261,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 85: a declarative client filed at its interface for an inherited, not redeclared method (Micronaut ``@Client``,
 #: MicroProfile REST client) is declared by that inherited method too (a call through the client resolves there);
 #: format 84 left such a client unreached by the calls that send it.
-FORMAT = 85
+#: 86: TS/JS functions held as properties of a module-level object literal (``const m = createMachine(c, {services:
+#: {load: async () => ...}})``, a Vue ``export default {methods: {...}}``) are functions of their own keyed by the property
+#: path (``m.services.load``); format 85 gave their requests and calls to the module.
+FORMAT = 86
 
 
 def _context(values: list) -> FileContext:

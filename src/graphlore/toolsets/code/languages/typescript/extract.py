@@ -34,6 +34,8 @@ from ..parsing import Grammar, doc_comment, query, squash, text
 from .fallbacks import fallback
 
 _CLASSES = ("class_declaration", "abstract_class_declaration", "class")
+#: how deep `_Extractor.property_functions` reads objects inside objects and call arguments
+_PROPERTY_DEPTH = 5
 _FUNCTIONS = ("function_declaration", "generator_function_declaration", "function_expression",
               "arrow_function", "generator_function", "function")
 _MODIFIER_TOKENS = frozenset({"static", "async", "abstract", "readonly", "declare", "override", "get", "set", "*"})
@@ -313,6 +315,8 @@ class _Extractor(Extractor):
             elif value.type == "call_expression":   # a wrapped handler: ``export default NextAuth(options)``
                 self.default_call = stmt.start_point[0] + 1
                 self.made(value)
+            if scope is None and value.type in ("object", "call_expression"):
+                self.property_functions("default", value)
             return
         clause = next((c for c in stmt.named_children if c.type == "export_clause"), None)
         namespace = next((c for c in stmt.named_children if c.type == "namespace_export"), None)
@@ -539,7 +543,7 @@ class _Extractor(Extractor):
 
     def function(self, node: Node, name: str, scope: str | None, exported: bool, doc_node: Node,
                  kind: str = "function", decorators: list[AnnotationFact] | None = None,
-                 outer: Node | None = None) -> None:
+                 outer: Node | None = None, factory: bool = True) -> None:
         key = f"{scope}.{name}" if scope else name
         body = node.child_by_field_name("body")
         mods = self.modifiers(node, exported)
@@ -560,7 +564,7 @@ class _Extractor(Extractor):
         ), ((outer or node).start_byte, (outer or node).end_byte))
         if body is not None and body.type == "statement_block":
             self.statements(body, sym.key)
-        if scope is None and body is not None:
+        if scope is None and body is not None and factory:
             self.object_return(sym.key, body)
 
     def object_return(self, key: str, body: Node) -> None:
@@ -597,6 +601,46 @@ class _Extractor(Extractor):
                         and f"{key}.{_key_name(name_node)}" not in self.by_key:
                     self.function(value, _key_name(name_node), key, False, prop, kind="method", outer=prop)
 
+    def property_functions(self, path: str, node: Node, depth: int = 0) -> None:
+        """The functions a module-level object literal holds as properties, as functions of their own keyed by the
+        property path (``notificationsMachine.services.fetchData`` for ``const notificationsMachine =
+        dataMachine("n").withConfig({services: {fetchData: async () => ...}})``, ``default.methods.save`` for a Vue
+        component's ``export default {methods: {save() {...}}}``): the object is given to a framework that calls
+        them (a state machine's services, a component's methods and hooks), so each is code of its own, and the
+        requests and calls in its body are its own, not the module's. Objects are read inside other objects and
+        in the arguments of calls (a chained ``.withConfig(...)`` too), a few levels deep. Such a function is no
+        module-level factory (a component's ``data() { return {...} }`` makes state, not an API object)."""
+        if depth > _PROPERTY_DEPTH:
+            return
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and callee.type == "member_expression":
+                receiver = callee.child_by_field_name("object")
+                if receiver is not None and receiver.type == "call_expression":
+                    self.property_functions(path, receiver, depth + 1)
+            args = node.child_by_field_name("arguments")
+            for arg in (args.named_children if args is not None else []):
+                if arg.type in ("object", "call_expression"):
+                    self.property_functions(path, arg, depth + 1)
+            return
+        if node.type != "object":
+            return
+        for prop in node.named_children:
+            name_node = prop.child_by_field_name("name") if prop.type == "method_definition" else \
+                prop.child_by_field_name("key") if prop.type == "pair" else None
+            if name_node is None or name_node.type not in ("property_identifier", "string"):
+                continue
+            name = _key_name(name_node)
+            value = prop if prop.type == "method_definition" else prop.child_by_field_name("value")
+            if value is None or not name:
+                continue
+            if value is prop or value.type in ("arrow_function", "function_expression", "function"):
+                before = len(self.symbols)
+                self.function(value, f"{path}.{name}", None, False, prop, outer=prop, factory=False)
+                self.symbols[before].name = name
+            elif value.type in ("object", "call_expression"):
+                self.property_functions(f"{path}.{name}", value, depth + 1)
+
     def declarator(self, node: Node, scope: str | None, exported: bool, doc_node: Node, stmt: Node) -> None:
         name_node = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
@@ -628,6 +672,7 @@ class _Extractor(Extractor):
         elif scope is None and name_node.type == "identifier":
             self.facts.extra.setdefault("globals", {})[text(name_node)] = (
                 type_text(node.child_by_field_name("type")) or self.value_type(value))
+            self.property_functions(text(name_node), value)
             if value.type in ("string", "template_string", "binary_expression") and \
                     value.end_byte - value.start_byte <= 300:
                 # constants as written, for part 2's path and topic folding
