@@ -210,3 +210,39 @@ def test_a_route_registered_by_call_under_an_if_has_the_condition(tmp_path):
             'if DEBUG:\n    web.add_url_rule("/probe", view_func=probe)\nweb.add_url_rule("/always", view_func=probe)\n')
     assert _conditions(tmp_path, {"svc/main.py": main}) == {"GET /probe": "if DEBUG (svc/main.py:12)",
                                                             "GET /always": None}
+
+
+SHADOWED_HANDLERS = '''from fastapi import FastAPI
+
+app = FastAPI()
+
+
+def index():
+    return "the module's"
+
+
+def handler():
+    return "the module's"
+
+
+def make():
+    return lambda: 1
+
+
+def setup():
+    index = make()
+    app.add_api_route("/local", index)
+
+
+def register(handler):
+    app.add_api_route("/param", handler)
+'''
+
+
+def test_a_handler_named_by_a_parameter_or_local_is_not_the_module_function_of_that_name(tmp_path):
+    """The value a parameter or local variable holds is made at run time: the module's namesake is shadowed."""
+    routes = _routes(tmp_path, SHADOWED_HANDLERS)
+    assert set(routes) == {"GET /local", "GET /param"}
+    for label, (handler, reason) in routes.items():
+        assert handler not in ("svc.main.index", "svc.main.handler"), label
+        assert reason and "handler" in reason, label

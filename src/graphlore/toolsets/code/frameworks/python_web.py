@@ -346,7 +346,8 @@ def _nth(args: tuple[str, ...], position: int, keyword: str) -> str | None:
 def _handler(project: PythonProject, bound: Bound, scope: str, expr: str) -> tuple[Bound, int] | None:
     """The function or method a handler expression names where it is written (in symbol ``scope``):
     ``self.m`` / ``cls.m`` a method of the class around it, ``f`` a function in a scope around it or of the
-    module, or one imported (``views.f``, ``from views import f``); None for anything else."""
+    module, or one imported (``views.f``, ``from views import f``); None for anything else, and for a name a
+    parameter or local variable of a scope around it holds (it shadows any function of that name)."""
     expr = expr.strip()
     facts, module = bound.facts, bound.ctx.module_name
     syms = {sym.key: sym for sym in facts.symbols}
@@ -365,10 +366,14 @@ def _handler(project: PythonProject, bound: Bound, scope: str, expr: str) -> tup
         return callable_(bound, f"{cls.key}.{method.group(1)}") if cls is not None else None
     if not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", expr):
         return None
+    head = expr.split(".", 1)[0]
     while scope:
         found = callable_(bound, f"{scope}.{expr}")
         if found is not None:
             return found
+        if head in facts.locals.get(scope, {}) or scope in syms and any(
+                name.lstrip("*") == head for name, _ in syms[scope].params):
+            return None     # a parameter or local variable: a value made at run time, not the module's namesake
         scope = syms[scope].parent or "" if scope in syms else ""
     if expr in bound.by_key:
         return callable_(bound, expr)

@@ -244,7 +244,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 78: a Java wrapper's call site that passes a project enum's constant for a parameter binds it as that constant, so
 #: ``target.getServiceName()`` in the wrapper reads the constant's constructor argument (``Type.C.getter()`` too):
 #: format 77 made no client of such a site (its service unknown).
-FORMAT = 78
+#: 79: a Python route registered by call whose handler names a parameter or local variable is left with its handler
+#: unknown (format 78 filed it at the module's function of that name).
+FORMAT = 79
 
 
 def _context(values: list) -> FileContext:
