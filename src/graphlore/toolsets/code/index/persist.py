@@ -245,7 +245,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``target.getServiceName()`` in the wrapper reads the constant's constructor argument (``Type.C.getter()`` too):
 #: format 77 made no client of such a site (its service unknown).
 #: 79: a Python route registered by call whose handler names a parameter or local variable is left with its handler
-#: unknown (format 78 filed it at the module's function of that name).
+#: unknown (format 78 filed it at the module's function of that name). A Python route whose ``methods=`` is not written
+#: out (a name), or registered by call without methods for a handler not read (a view or endpoint class), has its
+#: HTTP method unknown, saying so (format 78 said GET).
 FORMAT = 79
 
 
