@@ -248,7 +248,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: unknown (format 78 filed it at the module's function of that name). A Python route whose ``methods=`` is not written
 #: out (a name), or registered by call without methods for a handler not read (a view or endpoint class), has its
 #: HTTP method unknown, saying so (format 78 said GET). C# Dapr ``InvokeMethodAsync(request, cancellationToken)`` is no
-#: second client (format 78 read it as an app-id and a path) and an ``HttpMethod`` held by a name is not POST.
+#: second client (format 78 read it as an app-id and a path) and an ``HttpMethod`` held by a name is not POST. A Kafka
+#: subscription of a field is not handled by a method polling a parameter or local of the field's name (format 78 was).
 FORMAT = 79
 
 
