@@ -250,6 +250,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: HTTP method unknown, saying so (format 78 said GET). C# Dapr ``InvokeMethodAsync(request, cancellationToken)`` is no
 #: second client (format 78 read it as an app-id and a path) and an ``HttpMethod`` held by a name is not POST. A Kafka
 #: subscription of a field is not handled by a method polling a parameter or local of the field's name (format 78 was).
+#: A TS/JS factory with several ``return`` statements (one under an ``if``) gives its returned object's functions as no
+#: methods of its own (format 78 took the last object's).
 FORMAT = 79
 
 
