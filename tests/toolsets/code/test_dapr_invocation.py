@@ -117,6 +117,46 @@ def test_invoke_method_calls_the_app_id_and_method_named(tmp_path):
     assert match == "unresolved", label
 
 
+SENT_LATER = """using Dapr.Client;
+
+namespace Front;
+
+public class Invoker
+{
+    private readonly DaprClient _dapr;
+    public Invoker(DaprClient dapr) { _dapr = dapr; }
+
+    public async Task<string> WithToken(string sku, CancellationToken cancellationToken)
+    {
+        var request = _dapr.CreateInvokeMethodRequest(HttpMethod.Get, "stock", $"api/stock/{sku}");
+        return await _dapr.InvokeMethodAsync<string>(request, cancellationToken);
+    }
+
+    public async Task WithNone(HttpRequestMessage request)
+    {
+        await _dapr.InvokeMethodAsync(request, CancellationToken.None);
+    }
+
+    public Task ByVerb(HttpMethod verb) => _dapr.InvokeMethodAsync(verb, "stock", "api/reservations");
+
+    public Task ByNewVerb() => _dapr.InvokeMethodAsync(new HttpMethod("POST"), "stock", "api/reservations");
+}
+"""
+
+
+def test_a_request_sent_with_a_token_is_no_second_call_and_a_held_method_is_not_known(tmp_path):
+    """``InvokeMethodAsync(request, token)`` is the SDK's request overload, not (app-id, method); an ``HttpMethod``
+    held by a parameter is not POST, and the app-id and path still follow it."""
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Invoker.cs": SENT_LATER, "docker-compose.yml": COMPOSE})
+    clients = _clients(tmp_path)
+    assert clients["Front.Invoker.WithToken"] == [("GET stock /api/stock/{sku}", "cross_service")]
+    assert "Front.Invoker.WithNone" not in clients
+    assert [label for label, _ in clients["Front.Invoker.ByVerb"]] == ["? stock /api/reservations"]
+    assert clients["Front.Invoker.ByNewVerb"] == [("POST stock /api/reservations", "cross_service")]
+
+
 ORDERS = """var app = WebApplication.CreateBuilder(args).Build();
 app.MapGet("/api/orders/{id}", (string id) => id);
 app.Run();

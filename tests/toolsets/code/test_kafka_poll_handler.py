@@ -122,3 +122,37 @@ def test_a_consumer_polled_where_it_subscribes_by_two_methods_or_in_a_local_stay
     assert handlers["invoices.twice"].endswith("Twice.Twice")
     assert "alone" in handlers["audit.alone"]
     assert handlers["mail.local"].endswith("main")
+
+
+SHADOWING = '''package shop;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+
+public class Ledger {
+    private final KafkaConsumer<String, String> consumer;
+
+    public Ledger(KafkaConsumer<String, String> given) {
+        this.consumer = given;
+        this.consumer.subscribe(List.of("ledger.posted"));
+    }
+
+    public void drain(KafkaConsumer<String, String> consumer) {
+        consumer.poll(Duration.ofSeconds(1));
+    }
+}
+'''
+
+
+def test_a_poll_of_a_parameter_named_as_the_field_is_not_the_fields_handler(tmp_path: Path):
+    """``drain``'s ``consumer`` is its own parameter, which shadows the field the constructor subscribed: no method
+    is known to poll the field, so the subscription stays where it is made."""
+    path = tmp_path / "ledger" / "src/main/java/shop/Ledger.java"
+    path.parent.mkdir(parents=True)
+    path.write_text(SHADOWING)
+    (tmp_path / "ledger" / "Dockerfile").write_text("FROM scratch\n")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    [handler] = [nodes[e.src].props["fqn"] for e in edges.values()
+                 if e.type == "EXPOSES" and nodes[e.dst].props.get("broker") == "kafka"]
+    assert "drain" not in handler and "Ledger" in handler

@@ -210,3 +210,85 @@ def test_a_route_registered_by_call_under_an_if_has_the_condition(tmp_path):
             'if DEBUG:\n    web.add_url_rule("/probe", view_func=probe)\nweb.add_url_rule("/always", view_func=probe)\n')
     assert _conditions(tmp_path, {"svc/main.py": main}) == {"GET /probe": "if DEBUG (svc/main.py:12)",
                                                             "GET /always": None}
+
+
+SHADOWED_HANDLERS = '''from fastapi import FastAPI
+
+app = FastAPI()
+
+
+def index():
+    return "the module's"
+
+
+def handler():
+    return "the module's"
+
+
+def make():
+    return lambda: 1
+
+
+def setup():
+    index = make()
+    app.add_api_route("/local", index)
+
+
+def register(handler):
+    app.add_api_route("/param", handler)
+'''
+
+
+def test_a_handler_named_by_a_parameter_or_local_is_not_the_module_function_of_that_name(tmp_path):
+    """The value a parameter or local variable holds is made at run time: the module's namesake is shadowed."""
+    routes = _routes(tmp_path, SHADOWED_HANDLERS)
+    assert set(routes) == {"GET /local", "GET /param"}
+    for label, (handler, reason) in routes.items():
+        assert handler not in ("svc.main.index", "svc.main.handler"), label
+        assert reason and "handler" in reason, label
+
+
+METHODS_NOT_WRITTEN_OUT = '''from flask import Flask
+from flask.views import MethodView
+
+from svc.views import shared_view
+
+web = Flask(__name__)
+ALLOWED = ["POST", "PUT"]
+
+
+class ItemAPI(MethodView):
+    def get(self):
+        return 1
+
+    def delete(self):
+        return 2
+
+
+web.add_url_rule("/listed", view_func=shared_view, methods=ALLOWED)
+web.add_url_rule("/items", view_func=ItemAPI.as_view("items"))
+
+
+@web.route("/decorated", methods=ALLOWED)
+def decorated():
+    return 1
+'''
+
+
+def test_methods_not_written_out_are_unknown_never_get(tmp_path):
+    """``methods=ALLOWED`` (a name) and a view class's own methods are not read: the route's HTTP method is unknown
+    and says why; GET, the default when none is given, is never put in their place."""
+    routes = _routes(tmp_path, METHODS_NOT_WRITTEN_OUT)
+    assert set(routes) == {"? /listed", "? /items", "? /decorated"}
+    assert routes["? /listed"][0] == "svc.views.shared_view"
+    assert routes["? /decorated"][0] == "svc.main.decorated"
+    for label, (_, reason) in routes.items():
+        assert reason and "methods" in reason, label
+
+
+def test_an_endpoint_class_without_methods_is_not_a_get_route(tmp_path):
+    main = ('from starlette.applications import Starlette\nfrom starlette.endpoints import HTTPEndpoint\n'
+            'from starlette.routing import Route\n\n\nclass Users(HTTPEndpoint):\n    async def post(self, request):\n'
+            '        return 1\n\n\napp = Starlette(routes=[Route("/users", Users), Route("/put", Users, '
+            'methods=["PUT"])])\n')
+    assert set(_routes(tmp_path, main)) == {"? /users", "PUT /put"}

@@ -105,3 +105,30 @@ def test_a_next_handler_wrapped_in_a_call_is_the_function_it_wraps(tmp_path: Pat
     nodes, edges = _graph(tmp_path)
     routes = {e.dst: nodes[e.src].props["fqn"].split("#")[-1] for e in edges.values() if e.type == "EXPOSES"}
     assert [(nodes[r].props["label"], owner) for r, owner in routes.items()] == [("POST /api/checkout", "handler")]
+
+
+BRANCHED = """function first(id: string) { return id; }
+function second(id: string) { return id; }
+
+function makeApi(mode: string) {
+  if (mode === "a") {
+    return { get: (id: string) => first(id) };
+  }
+  return { get: (id: string) => second(id) };
+}
+
+const api = makeApi(process.env.MODE);
+
+export function use(id: string) {
+  return api.get(id);
+}
+"""
+
+
+def test_a_factory_returning_one_of_two_objects_gives_no_methods(tmp_path: Path):
+    """Which object ``makeApi`` returns is decided at run time: ``api.get`` is never read as the last one's."""
+    nodes, edges = CodeGraph.build(write_tree(tmp_path, {"web/package.json": '{"name": "web"}\n',
+                                                         "web/api.ts": BRANCHED})).snapshot()
+    calls = _calls(nodes, edges)
+    assert "makeApi.get" not in {n.props.get("fqn", "").split("#")[-1] for n in nodes.values()}
+    assert not calls.get("use", set()) & {"makeApi.get", "second", "first"}

@@ -2,9 +2,11 @@
 ``daprClient.InvokeMethodAsync[<T>](HttpMethod.Get, "app-id", "method/path", ...)`` and
 ``daprClient.CreateInvokeMethodRequest(HttpMethod.Post, "app-id", "path", ...)`` (sent later with
 ``InvokeMethodAsync(request)``) are HTTP calls of ``http://<app-id>/<path>``: the caller's sidecar sends them to the
-app of that Dapr app-id. Without an ``HttpMethod`` first the SDK sends a POST. The app-id and path are folded as
+app of that Dapr app-id. Without an ``HttpMethod`` first the SDK sends a POST; an ``HttpMethod`` held by a
+parameter or local leaves the method unknown, saying so. The app-id and path are folded as
 written (constants, configuration); one not known leaves the client unresolved, saying so. A single argument (a
-request made elsewhere) is no new call: its ``CreateInvokeMethodRequest`` is the client.
+request made elsewhere, with or without a cancellation token) is no new call: its ``CreateInvokeMethodRequest`` is
+the client.
 
 ``DaprClient.CreateInvokeHttpClient("app-id")``'s HttpClient is read with the other HttpClients (`aspnet`): its
 base address is ``http://<app-id>``.
@@ -38,15 +40,40 @@ INVOKE_CALLS = frozenset({"InvokeMethodAsync", "CreateInvokeMethodRequest"})
 _VERB = re.compile(r"(?:System\.Net\.Http\.)?HttpMethod\.(Get|Post|Put|Delete|Patch|Head|Options)$")
 
 
+_NEW_VERB = re.compile(r"""new\s+(?:System\.Net\.Http\.)?HttpMethod\(\s*"([A-Za-z]+)"\s*\)$""")
+
+
+def _type_of(bound: Bound, owner: str, arg: str, line: int) -> str:
+    """The type a parameter or local ``arg`` of ``owner`` is declared or made as by ``line`` (``HttpMethod``,
+    ``~_dapr.CreateInvokeMethodRequest()``); "" when ``arg`` is no such name."""
+    seen = bound.facts.locals.get(owner, {}).get(arg.strip(), [])
+    return next((type_ for at, type_ in reversed(seen) if at <= line and type_ != "?"), "")
+
+
+def _request_sent(bound: Bound, owner: str, args: list[str], line: int) -> bool:
+    """Whether ``InvokeMethodAsync(request[, cancellationToken])`` sends a request made elsewhere: its first
+    argument is an ``HttpRequestMessage`` (one ``CreateInvokeMethodRequest`` made) or its second a cancellation
+    token, as the SDK's request overloads take (its ``(appId, methodName)`` overload takes two strings)."""
+    first = _type_of(bound, owner, args[0], line) if args else ""
+    second = args[1].strip() if len(args) > 1 else ""
+    return (first.endswith(("HttpRequestMessage", "CreateInvokeMethodRequest()"))
+            or second in ("default", "CancellationToken.None")
+            or _type_of(bound, owner, second, line).endswith("CancellationToken"))
+
+
 def _invocations(web: AspNet, bound: Bound) -> Iterator[Item]:
     for call in bound.facts.calls:
         if call.kind != "call" or call.name not in INVOKE_CALLS or call.owner not in bound.by_key:
             continue
         args = list(call.args)
-        verb = _VERB.match(args[0]) if args else None
-        method = verb.group(1).upper() if verb else "POST"
-        named = args[1:3] if verb else args[:2]
-        if len(named) < 2 or call.argc < (3 if verb else 2):
+        if call.argc <= 2 and _request_sent(bound, call.owner, args, call.line):
+            continue   # the request's CreateInvokeMethodRequest is the call
+        verb = (_VERB.match(args[0]) or _NEW_VERB.match(args[0])) if args else None
+        # an HttpMethod held by a name: the method is the caller's choice, the app and path still follow it
+        held = verb is None and bool(args) and _type_of(bound, call.owner, args[0], call.line).endswith("HttpMethod")
+        method = verb.group(1).upper() if verb else None if held else "POST"
+        named = args[1:3] if verb or held else args[:2]
+        if len(named) < 2 or call.argc < (3 if verb or held else 2):
             continue   # InvokeMethodAsync(request): the request's CreateInvokeMethodRequest is the call
         class_key = call.owner.rpartition(".")[0]
         app = web.fold(bound.facts, named[0], class_key, call.owner, call.line)
@@ -57,6 +84,8 @@ def _invocations(web: AspNet, bound: Bound) -> Iterator[Item]:
                      path=url, written=f"{named[0]}, {named[1]}")
         if not app.known:
             found.problems.append("the Dapr app-id it invokes is not known")
+        if held:
+            found.problems.append(f"its HTTP method is the value of {args[0]}: which one is not known")
         yield found
 
 

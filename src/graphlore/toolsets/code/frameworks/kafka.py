@@ -128,13 +128,13 @@ class KafkaReader:
         field = _field(call.receiver)
         if subscriber is None or field is None or not facts.symbols[subscriber].parent:
             return call.owner
-        if call.receiver[0] == "name" and (field in facts.locals.get(call.owner, {})
-                                           or field in dict(facts.symbols[subscriber].params)):
+        if self.own_name(call):
             return call.owner
         parent = facts.symbols[subscriber].parent
         polls = POLLS.get(facts.language, frozenset())
         owners = {c.owner for c in facts.calls if c.name in polls and _field(c.receiver) == field
-                  and c.owner in self.by_key and facts.symbols[self.by_key[c.owner]].parent == parent}
+                  and c.owner in self.by_key and facts.symbols[self.by_key[c.owner]].parent == parent
+                  and not self.own_name(c)}
         if call.owner in owners or len(owners) != 1:
             return call.owner
         return next(iter(owners))
@@ -286,6 +286,15 @@ class KafkaReader:
         receiver = call.receiver
         name = receiver[1] if receiver[0] == "name" else receiver[2] if receiver[0] == "field" else ""
         return declared_type(self.bound, call.owner, name, call.line) if name else ""
+
+    def own_name(self, call: CallFact) -> bool:
+        """Whether a call's receiver is a bare name its method holds itself (a local or a parameter), which
+        shadows any field of that name."""
+        facts = self.bound.facts
+        index = self.by_key.get(call.owner)
+        name = call.receiver[1] if call.receiver and call.receiver[0] == "name" else None
+        return name is not None and index is not None and (
+            name in facts.locals.get(call.owner, {}) or name in dict(facts.symbols[index].params))
 
 
 def _field(receiver) -> str | None:

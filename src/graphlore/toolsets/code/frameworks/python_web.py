@@ -70,6 +70,23 @@ def _string_list(text: str | None) -> list[str]:
     return re.findall(r"['\"]([A-Za-z]+)['\"]", text or "")
 
 
+#: a ``methods=`` list written out: quoted names only (``["GET", 'POST']``, a tuple or a set)
+_LITERAL_METHODS = re.compile(r"""[\[({]\s*(?:(['"])[A-Za-z]+\1\s*,?\s*)*[\])}]""")
+
+
+def _methods(args: tuple[str, ...], default: str | None = "GET") -> tuple[list[str | None], list[str]]:
+    """The HTTP methods a route's ``methods=`` lists, with what is not known of them: ``default`` when none is
+    given (None: not known, the handler decides); one unknown method when the list is not written out
+    (``methods=ALLOWED``), saying so, never GET in its place."""
+    given = kwarg(args, "methods")
+    if given is None:
+        return [default], [] if default else ["no methods are given and the handler is not read: which HTTP "
+                                              "methods the route serves is not known"]
+    if _LITERAL_METHODS.fullmatch(given.strip()):
+        return [m.upper() for m in _string_list(given)] or [None], []
+    return [None], [f"its methods ({given}) are not written out: which HTTP methods the route serves is not known"]
+
+
 @dataclass
 class Router:
     module: str
@@ -245,14 +262,14 @@ def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
             args = tuple(v if not k else f"{k}={v}" for k, v in annotation.args)
             written = (positional(args) or [kwarg(args, "path") or '""'])[0]
             path = folder.fold(written)
-            methods = [verb.upper()] if verb in ROUTE_VERBS else [
-                m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+            methods, problems = ([verb.upper()], []) if verb in ROUTE_VERBS else _methods(args)
             for prefix, guard in project.prefixes(key):
                 for method in methods:
                     yield Item(kind="route", owner=bound.ids[index], owner_fqn=bound.fqns[index],
                                microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path,
                                line=sym.line_start, flavor=router.framework, http_method=method,
-                               path=join_paths([prefix, path]), written=written, condition=guard or None)
+                               path=join_paths([prefix, path]), written=written, condition=guard or None,
+                               problems=list(problems))
     yield from _clients(project, bound, folder, candidates)
 
 
@@ -295,7 +312,7 @@ def _registered(project: PythonProject, bound: Bound, folder: PythonFolder,
                                  "not read"), "")] if bound.ctx.microservice in project.mounting else [(literal(""), "")]
             written = _nth(args, 0, "path")
             handler = _nth(args, 1, "endpoint")
-            methods = [m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+            by_handler = True   # no methods: a function's GET, an endpoint class's every one it defines
         else:
             var = _receiver_text(call.receiver)
             key = project.resolve_var(facts, module, var, call.owner) if var else None
@@ -307,18 +324,24 @@ def _registered(project: PythonProject, bound: Bound, folder: PythonFolder,
                 path_at, handler_at, keyword = REGISTERS[call.name]
                 written = _nth(args, path_at, "rule" if call.name == "add_url_rule" else "path")
                 handler = _nth(args, handler_at, keyword)
-                methods = [m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+                # FastAPI's add_api_route serves GET by default whatever the handler; Flask's add_url_rule and
+                # Starlette's add_route take the methods of a view or endpoint class
+                by_handler = call.name != "add_api_route"
             else:
                 handler = _nth(applied.get((call.owner, call.line, call.name), ()), 0, "")
                 written = _nth(args, 0, "path")
-                methods = [call.name.upper()] if call.name in ROUTE_VERBS else [
-                    m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+                by_handler = False
         if written is None:
             continue
         served = _handler(project, bound, call.owner, handler) if handler else None
         problems = [] if served is not None else [
             f"the handler {handler or '(none given)'} is not a function or method of the project: which one "
             f"serves the route is not known"]
+        if call.receiver is not None and call.name in ROUTE_VERBS:
+            methods: list[str | None] = [call.name.upper()]
+        else:
+            methods, unread = _methods(args, "GET" if served is not None or not by_handler else None)
+            problems += unread
         where = served or (bound, bound.by_key.get(call.owner, -1))
         site, index = where
         path = folder.fold(written)
@@ -346,7 +369,8 @@ def _nth(args: tuple[str, ...], position: int, keyword: str) -> str | None:
 def _handler(project: PythonProject, bound: Bound, scope: str, expr: str) -> tuple[Bound, int] | None:
     """The function or method a handler expression names where it is written (in symbol ``scope``):
     ``self.m`` / ``cls.m`` a method of the class around it, ``f`` a function in a scope around it or of the
-    module, or one imported (``views.f``, ``from views import f``); None for anything else."""
+    module, or one imported (``views.f``, ``from views import f``); None for anything else, and for a name a
+    parameter or local variable of a scope around it holds (it shadows any function of that name)."""
     expr = expr.strip()
     facts, module = bound.facts, bound.ctx.module_name
     syms = {sym.key: sym for sym in facts.symbols}
@@ -365,10 +389,14 @@ def _handler(project: PythonProject, bound: Bound, scope: str, expr: str) -> tup
         return callable_(bound, f"{cls.key}.{method.group(1)}") if cls is not None else None
     if not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", expr):
         return None
+    head = expr.split(".", 1)[0]
     while scope:
         found = callable_(bound, f"{scope}.{expr}")
         if found is not None:
             return found
+        if head in facts.locals.get(scope, {}) or scope in syms and any(
+                name.lstrip("*") == head for name, _ in syms[scope].params):
+            return None     # a parameter or local variable: a value made at run time, not the module's namesake
         scope = syms[scope].parent or "" if scope in syms else ""
     if expr in bound.by_key:
         return callable_(bound, expr)

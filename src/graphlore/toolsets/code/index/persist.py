@@ -264,7 +264,15 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 86: TS/JS functions held as properties of a module-level object literal (``const m = createMachine(c, {services:
 #: {load: async () => ...}})``, a Vue ``export default {methods: {...}}``) are functions of their own keyed by the property
 #: path (``m.services.load``); format 85 gave their requests and calls to the module.
-FORMAT = 86
+#: 87: a Python route registered by call whose handler names a parameter or local variable is left with its handler
+#: unknown (format 86 filed it at the module's function of that name). A Python route whose ``methods=`` is not written
+#: out (a name), or registered by call without methods for a handler not read (a view or endpoint class), has its
+#: HTTP method unknown, saying so (format 86 said GET). C# Dapr ``InvokeMethodAsync(request, cancellationToken)`` is no
+#: second client (format 86 read it as an app-id and a path) and an ``HttpMethod`` held by a name is not POST. A Kafka
+#: subscription of a field is not handled by a method polling a parameter or local of the field's name (format 86 was).
+#: A TS/JS factory with several ``return`` statements (one under an ``if``) gives its returned object's functions as no
+#: methods of its own (format 86 took the last object's).
+FORMAT = 87
 
 
 def _context(values: list) -> FileContext:

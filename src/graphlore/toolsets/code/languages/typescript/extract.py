@@ -185,6 +185,20 @@ def _key_name(node: Node) -> str:
     return _string_value(node) if node.type == "string" else text(node)
 
 
+def _returns(body: Node) -> list[Node]:
+    """The ``return`` statements of a function's body, wherever they sit in it, not those of the functions and
+    classes it declares."""
+    out: list[Node] = []
+    stack = [body] if body.type == "statement_block" else []
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            out.append(node)
+        elif node.type not in _FUNCTIONS + _CLASSES:
+            stack.extend(node.named_children)
+    return out
+
+
 def _jsdoc(node: Node) -> str:
     return doc_comment(node, "comment")
 
@@ -573,6 +587,7 @@ class _Extractor(Extractor):
         (`constants.nest_config`)."""
         while body.type == "parenthesized_expression" and body.named_children:
             body = body.named_children[0]
+        whole = body
         if body.type == "statement_block":
             returns = [s for s in body.named_children if s.type == "return_statement"]
             if len(returns) != 1 or not returns[0].named_children:
@@ -582,7 +597,8 @@ class _Extractor(Extractor):
                 body = body.named_children[0]
         if body.type == "object":
             self.facts.extra.setdefault("object_returns", {})[key] = [body.start_point[0] + 1, text(body)]
-            self.object_methods(key, body)
+            if len(_returns(whole)) <= 1:   # one of several objects (a return under an ``if``) is no one's methods
+                self.object_methods(key, body)
 
     def object_methods(self, key: str, obj: Node) -> None:
         """The functions of the object a module-level factory returns (``const Api = () => ({ list() {...},
