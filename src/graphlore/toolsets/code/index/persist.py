@@ -256,7 +256,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``KAFKA_CREATE_TOPICS`` entry, a ``kafka-topics --create`` command, a Strimzi ``KafkaTopic``); format 81 had none.
 #: 83: Python facts keep up to 16 arguments of a call that makes a class by keyword (``Config(a=.., b=.., ...)``;
 #: format 82 kept 3), read for a settings object's fields.
-FORMAT = 83
+#: 84: a C# base type written with type arguments (``: IHandler<Paid>``) keeps how many (``IHandler<>``): of two
+#: project types ``IHandler`` and ``IHandler<T>``, the supertype edge goes to the one of that arity (format 83 drew
+#: none across projects, and ``IHandler<T> : IHandler`` none at all).
+FORMAT = 84
 
 
 def _context(values: list) -> FileContext:
