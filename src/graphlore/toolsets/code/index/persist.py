@@ -272,7 +272,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: subscription of a field is not handled by a method polling a parameter or local of the field's name (format 86 was).
 #: A TS/JS factory with several ``return`` statements (one under an ``if``) gives its returned object's functions as no
 #: methods of its own (format 86 took the last object's).
-FORMAT = 87
+#: 88: a C# base type written with type arguments (``: IHandler<Paid>``) keeps how many (``IHandler<>``): of two
+#: project types ``IHandler`` and ``IHandler<T>``, the supertype edge goes to the one of that arity (format 87 drew
+#: none across projects, and ``IHandler<T> : IHandler`` none at all).
+FORMAT = 88
 
 
 def _context(values: list) -> FileContext:

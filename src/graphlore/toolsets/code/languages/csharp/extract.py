@@ -46,6 +46,18 @@ _CREATIONS = frozenset({"object_creation_expression", "implicit_object_creation_
 _STRINGS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression"})
 
 
+def _unbound_arguments(node: Node) -> str:
+    """A base type's type arguments as C# writes an unbound generic (``IHandler<Paid>`` -> ``<>``, ``Map<K, V>`` ->
+    ``<,>``, none -> ``""``): how many there are tells ``IHandler<T>`` from ``IHandler`` (the resolver's arity)."""
+    named = node.named_children[0] if node.type == "primary_constructor_base_type" and node.named_children else node
+    if named.type == "qualified_name":
+        named = named.child_by_field_name("name") or named
+    arguments = next((c for c in named.named_children if c.type == "type_argument_list"), None) \
+        if named.type == "generic_name" else None
+    return "<" + "," * (len(arguments.named_children) - 1) + ">" if arguments is not None and \
+        arguments.named_children else ""
+
+
 def type_name(node: Node | None) -> str:
     """A type as written without generic arguments or ``?``: ``Task<List<Cart>>`` -> ``Task``."""
     if node is None:
@@ -240,7 +252,7 @@ class _Extractor(Extractor):
         for base in bases.named_children if bases is not None else []:
             if base.type in ("identifier", "qualified_name", "generic_name", "primary_constructor_base_type"):
                 written = type_name(base.named_children[0] if base.type == "primary_constructor_base_type" else base)
-                supers.append(("extends", written))
+                supers.append(("extends", written + _unbound_arguments(base)))
                 arguments = next((c for c in base.named_children if c.type == "type_argument_list"), None) \
                     if base.type == "generic_name" else None
                 if arguments is not None:

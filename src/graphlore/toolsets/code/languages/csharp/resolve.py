@@ -3,13 +3,15 @@
 Unqualified type and function names are looked for in the enclosing namespaces (innermost first), then in
 the namespaces the ``using`` directives open (``using static`` ones for their members too); ``using X =
 A.B;`` aliases a type. ``this`` and ``base`` are the enclosing instance and its base class. The service locator's
-``GetRequiredService<T>()`` gives a ``T``.
+``GetRequiredService<T>()`` gives a ``T``. C# tells types apart by their number of type parameters too
+(``IHandler`` and ``IHandler<T>`` in one namespace are two types): of project types with one name, a type written
+with ``n`` type arguments is the one declaring ``n`` type parameters (`generic_arity`).
 """
 
 from __future__ import annotations
 
 from ...model import CallFact
-from ..resolver import Target
+from ..resolver import Ref, Target
 from ..symbols import Bound
 from ..typed import TypedResolver, TypeRes
 from .extract import SERVICE_LOCATORS
@@ -21,6 +23,21 @@ BUILTIN_TYPES = frozenset({
     "Exception", "List", "Dictionary", "IEnumerable", "Func", "Action",
 })
 OBJECT_METHODS = frozenset({"ToString", "Equals", "GetHashCode", "GetType", "MemberwiseClone"})
+
+
+def generic_arity(written: str) -> int:
+    """How many type arguments a type as written has: ``Map<string, List<int>>`` 2, ``Handler<>`` 1, ``Order`` 0
+    (the last name's, in a qualified ``Outer<A>.Inner<B, C>``)."""
+    text = written.strip().rstrip("?").replace("[]", "")
+    if not text.endswith(">"):
+        return 0
+    depth, commas = 0, 0
+    for char in reversed(text):
+        depth += {">": 1, "<": -1}.get(char, 0)
+        commas += char == "," and depth == 1
+        if depth == 0:
+            return commas + 1
+    return 0
 
 
 class CSharpResolver(TypedResolver):
@@ -43,6 +60,31 @@ class CSharpResolver(TypedResolver):
 
     def base_type(self, written: str) -> str:
         return written.split("<", 1)[0].rstrip("?").replace("[]", "").strip()
+
+    #: (simple name, number of type arguments) of the type being resolved, while it is (`type_ref`)
+    _written: tuple[str, int] | None = None
+
+    def resolve_type(self, written: str, bound: Bound, scope: str | None) -> TypeRes:
+        name = self.base_type(written).strip()
+        if not name:
+            return ("unknown", written)
+        arity = generic_arity(written)
+
+        def resolve() -> TypeRes:
+            outer, self._written = self._written, (name.rpartition(".")[2], arity)
+            try:
+                return self._resolve_type(name, bound, scope)
+            finally:
+                self._written = outer
+        return self.t.memo(self._types, (bound.path, scope, name, arity), resolve)
+
+    def type_ref(self, fqn: str, bound: Bound) -> Ref | None:
+        """`TypedResolver.type_ref`; of several project types of this fqn, those declaring as many type
+        parameters as the written type has arguments (where any does)."""
+        refs = [r for r in self.table.lookup(fqn, self.t) if r[1] >= 0]
+        if len(refs) > 1 and self._written is not None and fqn.rpartition(".")[2] == self._written[0]:
+            refs = [r for r in refs if len(self.table.sym(r).type_params) == self._written[1]] or refs
+        return self.pick_type(refs, bound)
 
     def pick(self, candidates: list, call: CallFact, how: str) -> Target:
         """`TypedResolver.pick`; where the arity leaves several overloads, the one the arguments' known types do
