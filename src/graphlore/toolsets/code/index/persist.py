@@ -247,7 +247,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 79: Go's generated gRPC names (``RegisterReaderServiceServer``, ``NewReaderServiceClient``) name the service a
 #: ``.proto`` declares in another spelling (``service readerService``, ``order_service``); format 78 left it unknown.
 #: Its microservices' viper lines are read per service (own ``Config`` struct and config file).
-FORMAT = 79
+#: 80: Go facts keep each branch on a message's topic (``switch m.Topic { case X: }``, ``if m.Topic == X``, in
+#: ``extra["topic_dispatch"]``); Kafka producers through a project wrapper and topics from viper config fields are
+#: read (`go_kafka`); format 79 had neither.
+FORMAT = 80
 
 
 def _context(values: list) -> FileContext:
