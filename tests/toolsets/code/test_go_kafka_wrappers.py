@@ -231,3 +231,23 @@ func consume(e *kafka.Message, m kafka.Message, kind string) {
     found = extract("main.go", source).extra["topic_dispatch"]
     assert found == [["consume", "e.TopicPartition.Topic", ['"a"', '"b"'], 5, 6],
                      ["consume", "m.Topic", ['"c"'], 10, 12]]
+
+
+def test_a_configured_topic_takes_the_variable_viper_binds_where_the_deployment_gives_it(tmp_path: Path):
+    """``AutomaticEnv`` binds ``kafka.placed.topic`` to ``KAFKA_PLACED_TOPIC``: the deployment's value wins over the
+    config file's, on both sides of the link; the topic no variable overrides keeps the file's value."""
+    root = _system(tmp_path)
+    config = CONFIG.replace('import "github.com/spf13/viper"', 'import (\n\t"strings"\n\n\t"github.com/spf13/viper"\n)')
+    config = config.replace("\tcfg := &Config{}", '\tviper.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))\n'
+                                                   "\tviper.AutomaticEnv()\n\tcfg := &Config{}")
+    (root / "pkg/config/config.go").write_text(config)
+    (root / "docker-compose.yaml").write_text(
+        "services:\n  orders:\n    build: {context: ., dockerfile: orders.Dockerfile}\n"
+        "    environment:\n      KAFKA_PLACED_TOPIC: orders.placed.v2\n"
+        "  shipping:\n    build: {context: ., dockerfile: shipping.Dockerfile}\n"
+        "    environment:\n      KAFKA_PLACED_TOPIC: orders.placed.v2\n")
+    nodes, edges = CodeGraph.build(root).snapshot()
+    links = {(nodes[e.src].props["microservice"], e.props["evidence"]["topic"], nodes[e.dst].props["microservice"])
+             for e in edges.values() if e.type == "ASYNC_CALLS"}
+    assert links == {("orders", "orders.placed.v2", "shipping"), ("orders", "orders.audit", "shipping"),
+                     ("orders", "orders.shipped", "shipping")}
