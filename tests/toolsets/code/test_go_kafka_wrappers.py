@@ -158,7 +158,7 @@ type note struct {
 
 func classify(n note) string {
 	switch n.Topic {
-	case "orders.placed":
+	case "orders.noted":
 		return "a"
 	}
 	return ""
