@@ -166,6 +166,7 @@ The map (packages by concern; a package imports only the packages above it)::
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
+      go_kafka.py                 Go Kafka through project wrappers, topic-branching consumers, viper topics
       go_tables.py                Go registrations in a range loop over a table, read once per entry
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
       go_openapi.py               oapi-codegen Go servers: generated routes, their implementation, their prefix

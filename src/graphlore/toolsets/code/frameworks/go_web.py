@@ -26,7 +26,8 @@ time is ``{?}``).
 &sarama.ProducerMessage{...}`` (or a local made so), ``ConsumePartition(topic, ...)`` and a consumer group's
 ``Consume(ctx, []string{...}, ...)`` (or a local made so); segmentio ``kafka.NewWriter``/``kafka.Writer{Topic}``
 with ``WriteMessages`` and ``kafka.NewReader(kafka.ReaderConfig{Topic})``; confluent ``Produce`` with a
-``TopicPartition{Topic: ...}`` and ``Subscribe``/``SubscribeTopics``.
+``TopicPartition{Topic: ...}`` and ``Subscribe``/``SubscribeTopics``. Kafka written through the project's own code
+(wrappers, consumers branching on the topic, topics from viper config fields) is `go_kafka`'s.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
 from .base import Framework, Project, Reader, item
+from .go_kafka import GoKafka
 from .go_tables import Source, Tables, mentions_loop
 from .golang import GoProject, local, written_type
 
@@ -79,9 +81,10 @@ def _module(path: str) -> str:
 class GoWeb:
     """The Go files of the project with what reading their routes needs."""
 
-    def __init__(self, bounds: list[Bound]) -> None:
+    def __init__(self, bounds: list[Bound], config: dict[str, dict] | None = None) -> None:
         self.go = GoProject(bounds)
         self.tables = Tables(self.go.packages, bounds)
+        self.kafka = GoKafka(self.go, bounds, config or {})   # module -> its viper config fields
         self.mounts = [(b, c) for b in bounds if not b.facts.extra.get("generated")
                        for c in b.facts.calls if c.name == "Mount" and len(c.args) == 2 and c.owner]
 
@@ -265,6 +268,8 @@ def read_go(web: GoWeb, bound: Bound) -> Iterator[Item]:
         yield from _client(web, bound, call, owner)
         yield from _kafka(web, bound, call, owner)
     yield from _async_sends(web, bound)
+    yield from web.kafka.producers(bound)
+    yield from web.kafka.consumers(bound)
 
 
 def _prefix_route(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
@@ -479,7 +484,7 @@ def _topic_in(web: GoWeb, bound: Bound, owner_key: str, text: str) -> Folded | N
     if match is None:
         return None
     expr = match.group(1).strip().lstrip("&")
-    return web.go.fold(bound, expr)
+    return web.kafka.topic(bound, expr)
 
 
 def _composite(bound: Bound, owner_key: str, var: str) -> str:
@@ -520,7 +525,7 @@ def _kafka(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Ite
     else:
         for expr in _topics(bound, call):
             yield item(bound, owner, "route", "sarama" if name in ("ConsumePartition", "Consume") else "confluent_kafka",
-                       call.line, broker="kafka", topic=web.go.fold(bound, expr), written=expr)
+                       call.line, broker="kafka", topic=web.kafka.topic(bound, expr), written=expr)
 
 
 SARAMA = ("github.com/IBM/sarama", "github.com/Shopify/sarama")
@@ -568,7 +573,7 @@ def _topics(bound: Bound, call: CallFact) -> list[str]:
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    web = GoWeb(files)
+    web = GoWeb(files, {module: values.config_fields for module, values in project.settings.items()})
     return lambda bound: read_go(web, bound)
 
 

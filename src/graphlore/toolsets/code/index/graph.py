@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -61,7 +61,7 @@ from ..services.jndi_config import jndi_config
 from ..services.links import link
 from ..services.settings import Values, module_values
 from ..services.unreadable import owner, unreadable_files
-from ..services.viper_config import viper_config
+from ..services.viper_config import read_services, viper_config, viper_fields
 
 
 @contextmanager
@@ -205,8 +205,10 @@ class CodeGraph:
             deployment = with_aspire(deployment, layout, running)
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
+            vipers = read_services(layout, self.root, running)
+            settings = self._with_viper_fields(settings, vipers)
             for extra in (dotnet_config(layout, self.root, running), app_config(layout, self.root, running),
-                          viper_config(layout, self.root, running), jndi_config(layout, self.root, running)):
+                          viper_config(vipers), jndi_config(layout, self.root, running)):
                 for service, lines in extra.items():
                     config[service] = list(dict.fromkeys(config.get(service, []) + lines))
             roots = {node.name: node.props["root"] for node in self.layout_nodes if node.kind == "microservice"}
@@ -344,6 +346,21 @@ class CodeGraph:
         self.table.new_batch()
 
     # ---- the layout's records -------------------------------------------------------------------
+    def _with_viper_fields(self, settings: dict[str, Values], vipers: list) -> dict[str, Values]:
+        """The settings with each Go module's viper field values (`viper_fields`): a new mapping only when they
+        moved, so the frameworks that fold with them read again (part 2 keeps items read from the same settings)."""
+        by_service = viper_fields(vipers)
+        wanted = {module: {} for module, values in settings.items() if values.config_fields}   # gone since
+        wanted |= {module: by_service.get(one.name, {}) for one in vipers for module in one.modules}
+        if all((settings.get(module) or Values()).config_fields == fields for module, fields in wanted.items()):
+            return settings
+        moved = dict(settings)
+        for module, fields in wanted.items():
+            moved[module] = replace(moved.get(module) or Values(), config_fields=fields)
+        assert self._settings is not None
+        self._settings = (self._settings[0], moved)
+        return moved
+
     def _layout_records(self, layout: Layout) -> None:
         nodes: dict[str, GraphNode] = {}
         edges: dict[str, GraphEdge] = {}

@@ -275,7 +275,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 88: a C# base type written with type arguments (``: IHandler<Paid>``) keeps how many (``IHandler<>``): of two
 #: project types ``IHandler`` and ``IHandler<T>``, the supertype edge goes to the one of that arity (format 87 drew
 #: none across projects, and ``IHandler<T> : IHandler`` none at all).
-FORMAT = 88
+#: 89: Go facts keep each branch on a message's topic (``switch m.Topic { case X: }``, ``if m.Topic == X``, in
+#: ``extra["topic_dispatch"]``); Kafka producers through a project wrapper and topics from viper config fields are
+#: read (`go_kafka`); format 88 had neither.
+FORMAT = 89
 
 
 def _context(values: list) -> FileContext:

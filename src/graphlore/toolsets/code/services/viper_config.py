@@ -87,6 +87,16 @@ class Viper:
         return name
 
 
+@dataclass(frozen=True)
+class ServiceViper:
+    """One microservice's viper set-up and the text of its own Go files."""
+
+    name: str
+    modules: tuple[str, ...]
+    own: dict[str, str]
+    viper: Viper
+
+
 def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -301,10 +311,11 @@ def _shown(key: str, written: str, value: str) -> str:
     return value
 
 
-def viper_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:
-    """Per microservice, a line per viper key its code reads (see the module docstring)."""
+def read_services(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> list[ServiceViper]:
+    """Each microservice's viper set-up (its own config struct and file with the libraries', never another
+    service's) and the text of its own Go files; none for a project without viper."""
     if not any(one.target == _IMPORT for fact in facts.values() for one in fact.imports):
-        return {}   # no file is read again on an update of a project without viper
+        return []   # no file is read again on an update of a project without viper
     texts: dict[str, str] = {}
     for path in facts:
         if path.endswith(".go") and not path.endswith("_test.go"):
@@ -313,17 +324,47 @@ def viper_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> 
             except OSError:
                 continue
     deployed = {m: n for n, s in layout.services.items() if s.deployable for m in s.modules}
-    out: dict[str, list[str]] = {}
+    out: list[ServiceViper] = []
     for name, service in layout.services.items():
         modules = set(service.modules)
         own = {p: t for p, t in texts.items() if layout.module_of(p) in modules}
-        # each service's own set-up (its config struct and file) with the libraries', not another service's
         seen = {p: t for p, t in texts.items() if deployed.get(layout.module_of(p), name) == name}
         viper = read_viper(seen | own, root)
-        if viper is None:
-            continue
+        if viper is not None:
+            out.append(ServiceViper(name, tuple(service.modules), own, viper))
+    return out
+
+
+def viper_fields(services: list[ServiceViper]) -> dict[str, dict[str, tuple[str, str | None, str]]]:
+    """Per microservice, each field path of its filled config struct (``KafkaTopics.ProductCreated.TopicName``)
+    -> (its value: the config file's, else the ``SetDefault``; the environment variable that overrides it, or
+    None; where the value is written). Code that reads the field folds to it (`go_web` Kafka topics); a path whose
+    key neither a file nor a default sets is left out: its value is not known."""
+    out: dict[str, dict[str, tuple[str, str | None, str]]] = {}
+    for one in services:
+        viper = one.viper
+        fields: dict[str, tuple[str, str | None, str]] = {}
+        for path, key in viper.paths.items():
+            files = viper.files.get(key, {})
+            if len(set(files.values())) > 1:
+                continue   # several config files set it differently: no one value
+            value = next(iter(files.items()), None)
+            if value is None and key in viper.defaults:
+                value = (viper.defaults[key][1], viper.defaults[key][0])
+            if value is not None:
+                fields[path] = (value[1], viper.variable(key), value[0])
+        if fields:
+            out[one.name] = fields
+    return out
+
+
+def viper_config(services: list[ServiceViper]) -> dict[str, list[str]]:
+    """Per microservice, a line per viper key its code reads (see the module docstring)."""
+    out: dict[str, list[str]] = {}
+    for one in services:
+        name, own, viper = one.name, one.own, one.viper
         for path in sorted(own):
-            for key, written, line in keys_read(texts[path], viper):
+            for key, written, line in keys_read(own[path], viper):
                 default = viper.defaults.get(key)
                 variable = viper.variable(key)
                 spelled = viper.spelled.get(key, written)

@@ -179,6 +179,7 @@ class _Extractor(Extractor):
         self.record_values(self.assignment_pairs(root) + returned_values(root))
         self.assigned(root)
         self.sends(root)
+        self.topic_dispatches(root)
         self.tables(root)
         facts = self.finish(root)
         self.lambdas(root)
@@ -382,6 +383,39 @@ class _Extractor(Extractor):
                               squash(text(value))[:400]])
         if found:
             self.facts.extra["sends"] = found
+
+    def topic_dispatches(self, root: Node) -> None:
+        """``extra["topic_dispatch"]``: each branch taken on a message's topic, ``switch m.Topic { case X: ... }``
+        and ``if m.Topic == X { ... }`` (``*m.TopicPartition.Topic`` too), as ``[owner, subject, [values], first
+        line, last line]`` of the branch's body: a consumer that reads several topics hands each to its handler."""
+        found = []
+        query_text = ("(expression_switch_statement value: (_) @subject) @switch "
+                      "(if_statement condition: (binary_expression operator: \"==\") @cond) @if")
+        for node, tag, owner in self.owned(root, query_text):
+            if tag == "switch":
+                subject = _topic_subject(node.child_by_field_name("value"))
+                if subject is None:
+                    continue
+                for case in node.named_children:
+                    values = case.child_by_field_name("value") if case.type == "expression_case" else None
+                    if values is not None:   # the case's last statement ends it (its node runs on to the next)
+                        body = [c for c in case.named_children if c.start_byte >= values.end_byte]
+                        last = body[-1].end_point if body else case.start_point
+                        end = last[0] - 1 if last[1] == 0 and last[0] > case.start_point[0] else last[0]
+                        found.append([owner or "", subject, [squash(text(v)) for v in values.named_children],
+                                      case.start_point[0] + 1, end + 1])
+            elif tag == "if":
+                cond = node.child_by_field_name("condition")
+                sides = [cond.child_by_field_name("left"), cond.child_by_field_name("right")]
+                subjects = [_topic_subject(side) for side in sides]
+                at = 0 if subjects[0] is not None else 1 if subjects[1] is not None else -1
+                body = node.child_by_field_name("consequence")
+                if at < 0 or body is None or sides[1 - at] is None:
+                    continue
+                found.append([owner or "", subjects[at], [squash(text(sides[1 - at]))], node.start_point[0] + 1,
+                              body.end_point[0] + 1])
+        if found:
+            self.facts.extra["topic_dispatch"] = found
 
     def tables(self, root: Node) -> None:
         """``extra["tables"]`` and ``extra["ranges"]``: composite-literal tables and the loops over them (`tables`);
@@ -603,3 +637,12 @@ def returned_values(root: Node) -> list[tuple[str, Node]]:
         if value is not None:
             out.append(("return", value))
     return out
+
+
+def _topic_subject(node: Node | None) -> str | None:
+    """A message's topic as a branch reads it (``m.Topic``, ``*msg.TopicPartition.Topic``), else None."""
+    while node is not None and node.type in ("unary_expression", "parenthesized_expression"):
+        node = node.named_children[-1] if node.named_children else None
+    if node is None or node.type != "selector_expression" or text(node.child_by_field_name("field")) != "Topic":
+        return None
+    return squash(text(node))
