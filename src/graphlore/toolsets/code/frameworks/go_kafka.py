@@ -26,7 +26,7 @@ from ..languages.folding import Folded, env, literal, unknown
 from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import Item
-from .base import item
+from .base import dotted, item
 from .golang import GoProject, written_type
 
 SARAMA = ("github.com/IBM/sarama", "github.com/Shopify/sarama")
@@ -177,21 +177,9 @@ class GoKafka:
                 continue
             if not any(re.fullmatch(rf"&?{re.escape(message)}", a.strip()) for a in call.args):
                 continue
-            receiver = _dotted(call.receiver)
+            receiver = dotted(call.receiver) if call.receiver else ""
             expr = f"{receiver}.{call.name}" if receiver else call.name
             resolved = self.go.handler(bound, owner_key, expr, call.line)
             if resolved is not None:
                 found.add(resolved)
         return next(iter(found)) if len(found) == 1 else None
-
-
-def _dotted(receiver) -> str:
-    """A receiver of names and fields as written (``s``, ``s.inner``), "" when none or anything else."""
-    if not receiver:
-        return ""
-    if receiver[0] == "name":
-        return receiver[1]
-    if receiver[0] == "field":
-        inner = _dotted(receiver[1])
-        return f"{inner}.{receiver[2]}" if inner else ""
-    return ""

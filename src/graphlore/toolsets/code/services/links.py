@@ -1007,6 +1007,18 @@ def amqp_topic_match(pattern: str, key: str) -> bool:
     return match(pattern.split("."), key.split(".") if key else [])
 
 
+def _async_edges(node: GraphNode, item: Item, found: list[GraphNode], broker: str | None,
+                 topic: str) -> list[GraphEdge]:
+    """A producer's ``ASYNC_CALLS`` to the listener routes its topic reaches, its match cross-service when any
+    listener is in another service."""
+    matches = ["intra_service" if route.props["microservice"] == item.microservice else "cross_service"
+               for route in found]
+    node.props.update(match="cross_service" if "cross_service" in matches else "intra_service", match_detail=None,
+                      candidates=[route.id for route in found])
+    return [make_edge(node.id, "ASYNC_CALLS", route.id, {"match": match, "evidence": {"broker": broker, "topic": topic}})
+            for route, match in zip(found, matches, strict=True)]
+
+
 def _link_redis(node: GraphNode, item: Item, routes: list[tuple[GraphNode, Item]]) -> list[GraphEdge]:
     """A Redis publish to every subscription its channel reaches (`redis_channel_reaches`)."""
     channel = item.topic.text if item.topic is not None else UNKNOWN
@@ -1017,13 +1029,7 @@ def _link_redis(node: GraphNode, item: Item, routes: list[tuple[GraphNode, Item]
     if not found:
         return _unresolved(node, f"no subscription in the project reads redis channel '{plain(channel)}' "
                                  "(its subscribers may be outside the project)")
-    matches = ["intra_service" if route.props["microservice"] == item.microservice else "cross_service"
-               for route in found]
-    node.props.update(match="cross_service" if "cross_service" in matches else "intra_service", match_detail=None,
-                      candidates=[route.id for route in found])
-    return [make_edge(node.id, "ASYNC_CALLS", route.id, {
-        "match": match, "evidence": {"broker": "redis", "topic": plain(channel)}})
-        for route, match in zip(found, matches, strict=True)]
+    return _async_edges(node, item, found, "redis", plain(channel))
 
 
 #: a run-time part of a folded value (``{?}``, ``{?:name}``)
@@ -1065,11 +1071,5 @@ def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str],
     if not found:
         return _unresolved(node, f"no listener in the project reads {item.broker} '{item.topic.text}' "
                                  "(its consumers may be outside the project)")
-    matches = ["intra_service" if route.props["microservice"] == item.microservice else "cross_service"
-               for route in found]
-    node.props.update(match="cross_service" if "cross_service" in matches else "intra_service", match_detail=None,
-                      candidates=[route.id for route in found])
-    return [make_edge(node.id, "ASYNC_CALLS", route.id, {
-        "match": match, "evidence": {"broker": item.broker, "topic": item.topic.text}})
-        for route, match in zip(found, matches, strict=True)]
+    return _async_edges(node, item, found, item.broker, item.topic.text)
 
