@@ -256,7 +256,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``KAFKA_CREATE_TOPICS`` entry, a ``kafka-topics --create`` command, a Strimzi ``KafkaTopic``); format 81 had none.
 #: 83: Python facts keep up to 16 arguments of a call that makes a class by keyword (``Config(a=.., b=.., ...)``;
 #: format 82 kept 3), read for a settings object's fields.
-FORMAT = 83
+#: 84: a C# Redis subscription of a method's own parameter, or of a name another method only assigns as a local, keeps
+#: its channel unknown (format 83 gave it the local's channel, in that other method).
+FORMAT = 84
 
 
 def _context(values: list) -> FileContext:
