@@ -258,6 +258,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: format 82 kept 3), read for a settings object's fields.
 #: 84: a C# Redis subscription of a method's own parameter, or of a name another method only assigns as a local, keeps
 #: its channel unknown (format 83 gave it the local's channel, in that other method).
+#: Also, a Go gRPC stub held in a field or parameter takes the address of the one ``pb.NewXClient(conn)`` of its own
+#: service or a library, never of another service's (format 83 took the project's only one, wherever it was).
 FORMAT = 84
 
 
