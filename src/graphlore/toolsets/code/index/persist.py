@@ -260,6 +260,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: its channel unknown (format 83 gave it the local's channel, in that other method).
 #: Also, a Go gRPC stub held in a field or parameter takes the address of the one ``pb.NewXClient(conn)`` of its own
 #: service or a library, never of another service's (format 83 took the project's only one, wherever it was).
+#: Also, a Python ``BaseSettings`` field a settings object's makers pass no keyword for is its environment variable,
+#: then its default, as for ``settings = Settings()`` (format 83: the default alone).
 FORMAT = 84
 
 
