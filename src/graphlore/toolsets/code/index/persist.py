@@ -262,6 +262,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: service or a library, never of another service's (format 83 took the project's only one, wherever it was).
 #: Also, a Python ``BaseSettings`` field a settings object's makers pass no keyword for is its environment variable,
 #: then its default, as for ``settings = Settings()`` (format 83: the default alone).
+#: Also, a C# call ``M(5)`` no longer rules out ``M(byte)`` (an integer literal converts to a smaller integral type
+#: that holds it), so it is not resolved to ``M(object)`` (format 83 did).
 FORMAT = 84
 
 
