@@ -70,3 +70,30 @@ def test_literal_types_and_what_they_rule_out():
     assert excludes("string", "IEnumerable<int>") and not excludes("string", "IEnumerable<char>")
     assert excludes("int", "string") and not excludes("int", "long") and excludes("long", "int")
     assert not excludes("string", "Order") and not excludes("string", "object") and not excludes("int", "int?")
+
+
+MARKS = """namespace Shelf;
+
+public class Marks
+{
+    public void Mark(byte code) { }
+    public void Mark(object note) { }
+}
+
+public class Clerk(Marks marks)
+{
+    public void Small() { marks.Mark(5); }
+    public void Large() { marks.Mark(300); }
+}
+"""
+
+
+def test_an_integer_literal_a_smaller_integral_parameter_holds_does_not_rule_that_overload_out(tmp_path):
+    """C# converts the constant ``5`` to ``byte`` (and prefers that overload to ``object``): the call is not the
+    ``object`` overload's; ``300`` does not fit a byte, so there only ``Mark(object)`` remains."""
+    write_tree(tmp_path, {"shelf/shelf.csproj": LIB, "shelf/Marks.cs": MARKS})
+    lines = render(CodeGraph.build(tmp_path))
+    calls = sorted(line for line in lines if line.startswith("E CALLS Shelf.Clerk."))
+    assert calls == ["E CALLS Shelf.Clerk.Large -> Shelf.Marks.Mark@6 [receiver_type]"], calls
+    assert not excludes("int", "byte", "5") and excludes("int", "byte", "300") and excludes("int", "byte", "id")
+    assert not excludes("long", "ulong", "7L") and excludes("int", "ulong", "-1") and excludes("int", "char", "5")

@@ -120,3 +120,33 @@ def test_a_stub_made_in_two_places_leaves_the_channel_unknown(tmp_path: Path):
     found = _channels(write_tree(tmp_path / "two", _files({"billing/client/local.go": SECOND})))
     assert set(found) == {"Post", "PostWith"}
     assert all(service is None and "ledger:9090" not in (address or "") for address, service in found.values())
+
+
+PROBE = """package main
+
+import (
+	"google.golang.org/grpc"
+
+	pb "example.org/books/gen"
+)
+
+func probe() pb.LedgerClient {
+	conn, _ := grpc.Dial("localhost:7000")
+	return pb.NewLedgerClient(conn)
+}
+"""
+
+
+def test_a_stub_made_only_in_another_service_gives_no_address(tmp_path: Path):
+    """billing holds a stub it never makes in its own code (or a library's); the one ``NewLedgerClient`` of the project
+    is the ledger service's own probe, which runs in another process: billing's channel stays unknown."""
+    files = _files({"ledger/probe.go": PROBE})
+    del files["billing/client/grpc.go"]
+    found = _channels(write_tree(tmp_path / "other", files))
+    assert set(found) == {"Post", "PostWith"}
+    assert all(service is None and "7000" not in (address or "") for address, service in found.values()), found
+
+
+def test_another_services_construction_does_not_hide_the_one_of_the_callers_own_service(tmp_path: Path):
+    found = _channels(write_tree(tmp_path / "own", _files({"ledger/probe.go": PROBE})))
+    assert found == {"Post": ("ledger:9090", "ledger"), "PostWith": ("ledger:9090", "ledger")}

@@ -98,3 +98,32 @@ def test_a_settings_object_made_from_data_not_read_stays_unknown(tmp_path: Path)
             assert found["POST"][1] is None and "8300" not in (found["POST"][0] or "")
         else:
             assert "archive:7000" not in (found["PUT"][0] or "")
+
+
+SETTINGS = '''import requests
+from pydantic_settings import BaseSettings
+
+
+class Settings(BaseSettings):
+    reports_url: str = "http://localhost:8300/report"
+
+
+class Panel:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    def send(self, body):
+        return requests.post(self.settings.reports_url, json=body)
+
+
+def make():
+    return Panel(Settings())
+'''
+
+
+def test_a_base_settings_field_no_call_passes_is_its_environment_variable_before_its_default(tmp_path: Path):
+    """pydantic-settings fills a field no keyword gives from its environment variable (``REPORTS_URL``), the default
+    only when that is unset: the deployment's value is the URL, not the code's ``localhost`` default."""
+    compose = SERVICES["docker-compose.yml"].replace("REPORTS_HOST: reports", "REPORTS_URL: http://reports:8300/report")
+    found = _clients(write_tree(tmp_path / "env", {**SERVICES, "panel/app.py": SETTINGS, "docker-compose.yml": compose}))
+    assert found["POST"] == ("http://reports:8300/report", "reports")

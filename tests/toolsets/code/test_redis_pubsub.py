@@ -117,3 +117,31 @@ def test_channel_matching_by_literal_text_runtime_parts_and_globs():
     assert redis_channel_reaches("zone.b", "zone.[ab]", pattern=True)
     assert not redis_channel_reaches("order:{?}", "item:*", pattern=True)
     assert not redis_channel_reaches("{?}", "{?:x}", pattern=False)   # no literal text: never reached
+
+
+FEED = """using StackExchange.Redis;
+
+namespace News.Feed;
+
+public class Feed(IConnectionMultiplexer mux)
+{
+    public async Task Announce()
+    {
+        var channel = RedisChannel.Literal("headlines");
+        await mux.GetSubscriber().PublishAsync(channel, "new");
+    }
+
+    public async Task Listen(RedisChannel channel)
+    {
+        await mux.GetSubscriber().SubscribeAsync(channel, (c, v) => { });
+    }
+}
+"""
+
+
+def test_a_channel_local_to_one_method_is_not_what_another_methods_parameter_subscribes_to(tmp_path):
+    """``Listen(RedisChannel channel)`` subscribes to what its callers pass; a local of the same name that another
+    method of the class assigns a channel is no member kept for it: the route stays unknown, never ``headlines``."""
+    write_tree(tmp_path, {"feed/feed.csproj": WEB, "feed/Feed.cs": FEED})
+    routes = [line.split(" service=")[0] for line in render(CodeGraph.build(tmp_path)) if line.startswith("R redis")]
+    assert routes == ["R redis {?} framework=redis_pubsub handler=News.Feed.Feed.Listen"]

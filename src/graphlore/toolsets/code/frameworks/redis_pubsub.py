@@ -10,7 +10,9 @@ RedisChannel.PatternMode.Literal|Pattern|Auto)`` or a string (``Auto``: a glob w
 may be made on a member (``Subscribe(_channel.Value, OnMessage)``, in the setter of a property that keeps it): the
 listener is then each method of the class or of a class deriving from it (a Blazor component's ``@inherits``) that
 assigns the property a channel, as in ``Channel = RedisChannel.Literal($"order:{OrderId}")`` in
-``OnParametersSetAsync``; where none does, the subscribing method stands, its channel unknown.
+``OnParametersSetAsync``; where none does, the subscribing method stands, its channel unknown. A member is a field or
+property the class (or a base) declares: a local of the same name in some method, or the subscribing method's own
+parameter, is never taken for one (a channel is not guessed from a name).
 
 Links (`services.links.redis_channel_reaches`): a publish reaches a subscription of the same channel; run-time
 parts match run-time parts at the same place (``ticket:{?:id}`` reaches ``ticket:{?:TicketId}``: one family of
@@ -117,6 +119,10 @@ class RedisReader:
 
     def subscription(self, call: CallFact) -> Iterator[Item]:
         member = _MEMBER.match(call.args[0].strip())
+        index = self.by_key.get(call.owner)
+        if member and index is not None and not call.args[0].strip().startswith("this.") and any(
+                name == member.group(1) for name, _ in self.bound.facts.symbols[index].params):
+            member = None   # the subscribing method's own parameter: its callers give the channel, no member
         given = self.assigners.get((self.class_of(call.owner), self.kept_by(call, member.group(1))), []) \
             if member else []
         if not given:
@@ -165,6 +171,14 @@ def _assigners(files: list[Bound]) -> Assigners:
                     todo.append(base)
         return seen | {name}
 
+    declared: dict[str, set[str]] = {}   # class name -> its fields and properties
+    for bound in files:
+        names = {sym.key: sym for sym in bound.facts.symbols}
+        for sym in bound.facts.symbols:
+            parent = names.get(sym.parent or "")
+            if sym.kind in ("field", "property") and parent is not None and parent.kind in ("class", "record", "struct"):
+                declared.setdefault(parent.name, set()).add(sym.name)
+
     out: Assigners = {}
     for bound in files:
         names = {sym.key: sym for sym in bound.facts.symbols}
@@ -174,6 +188,9 @@ def _assigners(files: list[Bound]) -> Assigners:
                 continue
             cls = names.get(sym.parent or "")
             for member, made in members.items():
+                if not any(member.removeprefix("this.") in declared.get(base, ()) for base in bases(cls.name if cls
+                                                                                                   else "")):
+                    continue   # a local of the method (``var channel = ..``), no member a subscription keeps
                 for line, values in made:
                     for value in values:
                         if _CHANNEL.match(value.strip()) or _NEW_CHANNEL.match(value.strip()):

@@ -278,7 +278,15 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 89: Go facts keep each branch on a message's topic (``switch m.Topic { case X: }``, ``if m.Topic == X``, in
 #: ``extra["topic_dispatch"]``); Kafka producers through a project wrapper and topics from viper config fields are
 #: read (`go_kafka`); format 88 had neither.
-FORMAT = 89
+#: 90: a C# Redis subscription of a method's own parameter, or of a name another method only assigns as a local, keeps
+#: its channel unknown (format 89 gave it the local's channel, in that other method).
+#: Also, a Go gRPC stub held in a field or parameter takes the address of the one ``pb.NewXClient(conn)`` of its own
+#: service or a library, never of another service's (format 89 took the project's only one, wherever it was).
+#: Also, a Python ``BaseSettings`` field a settings object's makers pass no keyword for is its environment variable,
+#: then its default, as for ``settings = Settings()`` (format 89: the default alone).
+#: Also, a C# call ``M(5)`` no longer rules out ``M(byte)`` (an integer literal converts to a smaller integral type
+#: that holds it), so it is not resolved to ``M(object)`` (format 89 did).
+FORMAT = 90
 
 
 def _context(values: list) -> FileContext:

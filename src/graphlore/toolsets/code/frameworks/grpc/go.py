@@ -12,8 +12,8 @@ is a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the fi
 A client's channel address (`GoAddress`) is what the stub's connection dials: ``grpc.NewClient(addr)``,
 ``grpc.Dial(addr)``, ``grpc.DialContext(ctx, addr)``, followed through locals, struct fields and the package's
 helpers that write them through a pointer (``mustConnGRPC(ctx, &svc.conn, svc.addr)``); a stub held in a field or
-parameter that does not fold is the project's only ``pb.NewXClient(conn)`` call's, where the project makes it once
-(`_made_once`)."""
+parameter that does not fold is the only ``pb.NewXClient(conn)`` call's of the code that runs with it (its service's and
+libraries', `_runs_with`), where that code makes it once (`_made_once`)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,13 @@ def _made_once(values: GoValues, makers: list[tuple[Bound, object]]) -> Folded |
     return folder.fold(call.args[0])
 
 
+def _runs_with(bound: Bound, makers: list[tuple[Bound, object]]) -> list[tuple[Bound, object]]:
+    """The stub constructions that may have made a stub ``bound``'s code holds: in its own service or in a library
+    (code of no deployed service of its own); another service's construction runs in another process."""
+    return [(other, call) for other, call in makers
+            if other.ctx.microservice == bound.ctx.microservice or not other.ctx.deployable]
+
+
 def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoValues], bound: Bound,
             makers: Callable[[], dict[str, list[tuple[Bound, object]]]] | None = None) -> Iterator[Item]:
     if bound.facts.extra.get("generated"):
@@ -114,7 +121,7 @@ def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoVa
             if found:
                 address = _address(values(), bound, call, receiver)
                 if not address.known and receiver[0] != "call" and makers is not None:
-                    address = _made_once(values(), makers().get(simple, [])) or address
+                    address = _made_once(values(), _runs_with(bound, makers().get(simple, []))) or address
                 for client in found:
                     client.address = address
             yield from found

@@ -5,7 +5,8 @@ An argument's type is known when it is a literal (a string, ``$"..."``, ``nameof
 ``char``; ``12``, ``12L``, ``1.5``, ``1.5m``, ``1.5f``; ``true``/``false``) or a local, parameter or field whose
 type the code declares as one of C#'s built-in value types or ``string``. An overload is ruled out only when such
 an argument cannot convert to its parameter: a built-in type to another built-in type C# does not widen it to
-(``int`` goes to ``long``, ``double``, ``decimal``..., never to ``string``), or to a collection (``string`` is
+(``int`` goes to ``long``, ``double``, ``decimal``..., never to ``string``; an integer literal also to a smaller
+integral type that holds its value: ``5`` to ``byte``), or to a collection (``string`` is
 ``IEnumerable<char>`` only). Every other argument (a call's result, a member, a project type) rules nothing out,
 so the call stays ambiguous unless one overload remains.
 """
@@ -33,6 +34,10 @@ BUILT_IN = frozenset({*_WIDENS, "bool", "double", "decimal", "string"})
 _COLLECTIONS = frozenset({"IEnumerable", "ICollection", "IList", "IReadOnlyList", "IReadOnlyCollection", "List",
                           "HashSet", "ISet", "IAsyncEnumerable", "Dictionary", "IDictionary",
                           "IReadOnlyDictionary"})
+#: C#'s implicit constant conversions: an ``int`` constant goes to a smaller integral type whose range holds its
+#: value (``Send(5)`` calls ``Send(byte)``), a ``long`` one to ``ulong`` when not negative
+_CONSTANT_RANGES = {"sbyte": (-2**7, 2**7 - 1), "byte": (0, 2**8 - 1), "short": (-2**15, 2**15 - 1),
+                    "ushort": (0, 2**16 - 1), "uint": (0, 2**32 - 1), "ulong": (0, 2**64 - 1)}
 _NUMBER = re.compile(r"^-?(?:\d[\d_]*)(?P<frac>\.\d[\d_]*)?(?:[eE][+-]?\d+)?(?P<suffix>[lLuUmMfFdD]{0,2})$")
 
 
@@ -66,8 +71,9 @@ def simple_type(written: str) -> str:
     return "" if base in ("var", "?", "dynamic") else base
 
 
-def excludes(argument: str, parameter: str) -> bool:
-    """Whether an argument of the built-in type ``argument`` can never be passed as ``parameter`` (as written)."""
+def excludes(argument: str, parameter: str, written_as: str = "") -> bool:
+    """Whether an argument of the built-in type ``argument`` can never be passed as ``parameter`` (as written);
+    ``written_as``: the argument's text, for an integer literal's constant conversion (`_fits_constant`)."""
     if argument not in BUILT_IN:
         return False
     written = parameter.strip()
@@ -75,7 +81,8 @@ def excludes(argument: str, parameter: str) -> bool:
         return False
     param = simple_type(written)
     if param in BUILT_IN:
-        return param != argument and param not in _WIDENS.get(argument, set())
+        return param != argument and param not in _WIDENS.get(argument, set()) and \
+            not _fits_constant(argument, written_as, param)
     if param.endswith("[]"):
         return True
     outer, _, inner = param.partition("<")
@@ -83,3 +90,15 @@ def excludes(argument: str, parameter: str) -> bool:
         return not (argument == "string" and outer in ("IEnumerable", "IAsyncEnumerable")
                     and simple_type(inner.rstrip(">")) == "char")
     return False
+
+
+def _fits_constant(argument: str, written: str, param: str) -> bool:
+    """Whether the integer literal ``written`` (of type ``argument``) converts to ``param`` as a constant."""
+    if param not in _CONSTANT_RANGES or (argument, param) not in (*(("int", p) for p in _CONSTANT_RANGES),
+                                                                  ("long", "ulong")):
+        return False
+    number = _NUMBER.match(written.strip())
+    if number is None or number.group("frac") or "e" in written.lower():
+        return False
+    low, high = _CONSTANT_RANGES[param]
+    return low <= int(written.strip().rstrip("lLuU").replace("_", "")) <= high

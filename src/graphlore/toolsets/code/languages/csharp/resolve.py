@@ -97,8 +97,8 @@ class CSharpResolver(TypedResolver):
         _, fitting = self.by_arity(candidates, call.argc)
         known = [self.argument_type(arg, call) for arg in call.args[:call.argc]]
         left = [ref for ref in fitting if not any(   # a variadic overload's parameters may be fewer
-            kind and excludes(kind, written)
-            for kind, (_, written) in zip(known, self.table.sym(ref).params, strict=False))]
+            kind and excludes(kind, written, arg)
+            for kind, arg, (_, written) in zip(known, call.args, self.table.sym(ref).params, strict=False))]
         if len(left) == 1 and len(self.table.sym(left[0]).params) == call.argc:
             return left[0], how, {}
         return found, how_, why

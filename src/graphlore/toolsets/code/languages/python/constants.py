@@ -138,8 +138,13 @@ class PythonFolder(FileFolder):
                     and not s.parent), None)
         if cls is None or not any(s.key == f"{cls.key}.{attr}" and s.kind == "field" for s in facts.symbols):
             return None
-        fields = facts.extra.get("assigns", {}).get(cls.key, {})
-        declared = fields.get(attr, ())
+        return self._field_default(facts, key, cls, attr)
+
+    def _field_default(self, facts: FileFacts, key: str, cls, attr: str) -> Folded | None:
+        """The value of the field ``attr`` of ``cls`` (module ``key``) when its maker passes none: its default; for a
+        ``BaseSettings`` the environment variable of the field with that default, so a deployment's value wins (None:
+        a plain class's field of no default, or one not read)."""
+        declared = facts.extra.get("assigns", {}).get(cls.key, {}).get(attr, ())
         default = None
         if len(declared) == 1:
             inner = type(self)(self.files, key)
@@ -192,9 +197,10 @@ class PythonFolder(FileFolder):
         assigns such a parameter, or a class-level ``cfg: Config``), where ``Config`` is a class of the project declaring
         the field ``x`` (a pydantic model, a dataclass, a plain config class): ``x`` as every ``Config(...)`` call of the
         project passes it by keyword, folded where the call is (several: a choice), the field's default where a call
-        passes none. None when the type is not such a class, a project class extends it, nothing calls it, a call
-        unpacks (``**kw``) or passes ``x`` by position, or the class is also made some way not read (``cls(..)``,
-        ``model_validate``, ``parse_obj``, ``model_construct``, an import that renames it)."""
+        passes none (for a ``BaseSettings``, its environment variable first: `_field_default`). None when the type is
+        not such a class, a project class extends it, nothing calls it, a call unpacks (``**kw``) or passes ``x`` by
+        position, or the class is also made some way not read (``cls(..)``, ``model_validate``, ``parse_obj``,
+        ``model_construct``, an import that renames it)."""
         scope = self.scope
         parts = name.split(".")
         if scope is None or self.depth > 8 or self.files.get(self.key) is not scope.facts or len(parts) not in (2, 3):
@@ -231,13 +237,11 @@ class PythonFolder(FileFolder):
                     return None
                 given = next((a[_KEYWORD.match(a).end():] for a in call.args if _KEYWORD.match(a).group(1) == attr),
                              None)
-                if given is None:
-                    declared = facts.extra.get("assigns", {}).get(cls.key, {}).get(attr, ())
-                    if len(declared) != 1:
+                if given is None:   # the default; a BaseSettings' field: its environment variable first
+                    default = self._field_default(facts, module, cls, attr)
+                    if default is None:
                         return None   # no default: the call would fail; or a default not read
-                    inner = type(self)(self.files, module)
-                    inner.depth = self.depth + 1
-                    values.append(inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1]))
+                    values.append(default)
                     continue
                 site = type(self)(self.files, key)
                 site.depth = self.depth + 1
