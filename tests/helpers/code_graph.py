@@ -81,6 +81,17 @@ def edges_by_fqn(graph: CodeGraph, kind: str) -> dict[tuple[str, str], str]:
             for e in edges.values() if e.type == kind}
 
 
+def labels_by_declarer(root: Path, kind: str) -> dict[str, list[tuple[str, str]]]:
+    """The tree's nodes of ``kind`` (client, producer...) as (label, match) pairs, sorted, by the fqn that declares
+    them."""
+    nodes, _ = CodeGraph.build(root).snapshot()
+    out: dict[str, list[tuple[str, str]]] = {}
+    for node in nodes.values():
+        if node.kind == kind:
+            out.setdefault(node.props["declaring_fqn"], []).append((node.props["label"], node.props["match"]))
+    return {key: sorted(values) for key, values in out.items()}
+
+
 def expected_lines(name: str) -> list[str]:
     text = (EXPECTED / name).read_text(encoding="utf-8")
     return sorted(line for line in text.splitlines() if line.strip() and not line.startswith("#"))

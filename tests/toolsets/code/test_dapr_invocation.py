@@ -4,6 +4,7 @@ calls of the class it is given to are calls of that app."""
 
 from __future__ import annotations
 
+from helpers.code_graph import labels_by_declarer
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -57,12 +58,7 @@ COMPOSE = """services:
 
 
 def _clients(root) -> dict[str, list[tuple[str, str]]]:
-    nodes, _ = CodeGraph.build(root).snapshot()
-    out: dict[str, list[tuple[str, str]]] = {}
-    for node in nodes.values():
-        if node.kind == "client":
-            out.setdefault(node.props["declaring_fqn"], []).append((node.props["label"], node.props["match"]))
-    return {key: sorted(values) for key, values in out.items()}
+    return labels_by_declarer(root, "client")
 
 
 def test_an_invoke_http_client_given_to_a_class_calls_its_app_id(tmp_path):
@@ -279,12 +275,7 @@ app.Run();
 
 
 def _messages(root) -> dict[str, list[tuple[str, str]]]:
-    nodes, _ = CodeGraph.build(root).snapshot()
-    out: dict[str, list[tuple[str, str]]] = {}
-    for node in nodes.values():
-        if node.kind == "producer":
-            out.setdefault(node.props["declaring_fqn"], []).append((node.props["label"], node.props["match"]))
-    return {key: sorted(values) for key, values in out.items()}
+    return labels_by_declarer(root, "producer")
 
 
 def test_pubsub_publishers_reach_topic_subscribers_of_the_same_component(tmp_path):

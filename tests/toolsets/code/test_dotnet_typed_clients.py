@@ -6,9 +6,8 @@ unknown."""
 
 from __future__ import annotations
 
+from helpers.code_graph import labels_by_declarer
 from helpers.code_tools import write_tree
-
-from graphlore.toolsets.code.index.graph import CodeGraph
 
 WEB = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
 
@@ -113,12 +112,7 @@ COMPOSE = """services:
 
 
 def _clients(root) -> dict[str, list[tuple[str, str]]]:
-    nodes, _ = CodeGraph.build(root).snapshot()
-    out: dict[str, list[tuple[str, str]]] = {}
-    for node in nodes.values():
-        if node.kind == "client":
-            out.setdefault(node.props["declaring_fqn"], []).append((node.props["label"], node.props["match"]))
-    return {key: sorted(values) for key, values in out.items()}
+    return labels_by_declarer(root, "client")
 
 
 def test_typed_and_named_clients_start_at_their_registered_base_address(tmp_path):
